@@ -1,0 +1,49 @@
+// What the graph and the passes need to know about a device, as plain values
+// (no Vulkan handles), so graph compilation and its tests run without a GPU.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace rgfx::gpu {
+
+struct DeviceCaps {
+  std::string name = "no device";
+  std::string type = "none";  // "discrete", "integrated", "virtual", "cpu", "other"
+  std::string driver;         // driver name and version as the driver reports them
+  std::string api_version;    // e.g. "1.3.230"
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+
+  uint64_t max_storage_buffer_range = 128ull << 20;
+  uint64_t max_memory_allocation_size = 1ull << 31;
+  uint32_t max_compute_shared_memory_bytes = 32 << 10;
+  uint32_t max_workgroup_invocations = 1024;
+  uint32_t max_workgroup_size[3] = {1024, 1024, 64};
+  uint32_t max_workgroup_count[3] = {65535, 65535, 65535};
+  uint32_t max_push_constants_bytes = 128;
+  uint32_t min_storage_buffer_offset_alignment = 256;
+  uint32_t subgroup_size = 32;
+  bool shader_float16 = false;
+
+  // Timestamps on the compute queue; false means timings are "unsupported"
+  // rather than zeros.
+  bool timestamps_supported = false;
+  double timestamp_period_ns = 1.0;
+  uint32_t timestamp_valid_bits = 0;
+};
+
+// A device like Mesa's lavapipe: the tightest limits we support. Graph tests
+// without a GPU plan against it.
+inline DeviceCaps LavapipeLikeCaps() {
+  DeviceCaps caps;
+  caps.name = "test device (lavapipe limits)";
+  caps.type = "cpu";
+  caps.subgroup_size = 8;
+  caps.min_storage_buffer_offset_alignment = 16;
+  caps.timestamps_supported = true;
+  caps.timestamp_valid_bits = 64;
+  return caps;
+}
+
+}  // namespace rgfx::gpu

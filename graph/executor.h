@@ -1,0 +1,75 @@
+// Runs compiled graphs on a device. An Executor is one worker's GPU context:
+// a command buffer, a fence, a timestamp pool and its own transient memory
+// (arenas reused across runs, so the hot path allocates no Vulkan memory).
+// One thread uses an Executor at a time; a server holds several.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "graph/compiled_graph.h"
+
+namespace rgfx::gpu {
+class Device;
+class PipelineCache;
+}  // namespace rgfx::gpu
+
+namespace rgfx::graph {
+
+struct StepTiming {
+  std::string label;
+  std::optional<uint64_t> gpu_ns;  // absent when the device has no timestamps
+};
+
+struct PassTiming {
+  std::string pass;     // pass name ("import:photo" for internal ones)
+  std::string type;
+  std::string variant;  // resolved variant, "" for passes without variants
+  bool internal = false;
+  std::optional<uint64_t> gpu_ns;
+  std::vector<StepTiming> steps;
+};
+
+struct RunResult {
+  std::vector<PassTiming> passes;  // execution order; culled passes absent
+  std::optional<uint64_t> gpu_ns;  // first to last timestamp of the graph
+  int64_t upload_ns = 0;    // host time: filling staging memory
+  int64_t submit_ns = 0;    // host time: record, submit, wait for the fence
+  int64_t download_ns = 0;  // host time: handing the outputs to the consumer
+};
+
+// Writes input `index` (desc.inputs order) in its client format, tightly
+// packed rows, into `dst` (exactly width*height*bytes-per-pixel bytes).
+using FillInputFn = std::function<absl::Status(int index, std::span<std::byte> dst)>;
+// Receives output `index` (desc.outputs order) in its requested format.
+using ConsumeOutputFn = std::function<absl::Status(int index, std::span<const std::byte> src)>;
+
+class Executor {
+ public:
+  static absl::StatusOr<std::unique_ptr<Executor>> Create(gpu::Device& device,
+                                                          gpu::PipelineCache& pipelines);
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  // Uploads, records every step with its barriers and timestamps, submits,
+  // waits (up to `timeout`) and downloads. A lost device comes back as a
+  // status gpu::IsDeviceLost() recognises; out of memory as ResourceExhausted.
+  absl::StatusOr<RunResult> Run(const CompiledGraph& graph, const FillInputFn& fill,
+                                const ConsumeOutputFn& consume,
+                                absl::Duration timeout = absl::Seconds(60));
+
+ private:
+  struct State;
+  explicit Executor(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace rgfx::graph
