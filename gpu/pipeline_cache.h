@@ -1,0 +1,58 @@
+// Compute pipelines from embedded SPIR-V, created on first use and kept for
+// the device's lifetime, keyed by (shader, specialization constants). Each
+// shader gets a push-descriptor set layout of N storage buffers and a
+// push-constant range. A VkPipelineCache makes re-creation cheap and can be
+// saved to and loaded from a file between runs.
+#pragma once
+
+#include <volk.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "gpu/device.h"
+#include "gpu/shader_code.h"
+
+namespace rgfx::gpu {
+
+struct ComputePipeline {
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  uint32_t num_buffers = 0;
+  uint32_t push_constant_bytes = 0;
+};
+
+class PipelineCache {
+ public:
+  // `cache_file`, when not empty, is loaded now (a missing or foreign file is
+  // ignored) and written by Save().
+  static absl::StatusOr<std::unique_ptr<PipelineCache>> Create(Device& device,
+                                                               std::string cache_file = "");
+  ~PipelineCache();
+  PipelineCache(const PipelineCache&) = delete;
+  PipelineCache& operator=(const PipelineCache&) = delete;
+
+  // Thread-safe. The returned pipeline lives as long as this cache.
+  absl::StatusOr<const ComputePipeline*> Get(const ShaderCode& shader, const SpecConstants& spec);
+  absl::Status Save() const;
+  absl::Status SaveTo(const std::string& path) const;
+  size_t size() const;
+
+ private:
+  explicit PipelineCache(Device& device) : device_(device) {}
+  Device& device_;
+  std::string cache_file_;
+  VkPipelineCache vk_cache_ = VK_NULL_HANDLE;
+  mutable absl::Mutex mu_;
+  // Keyed by the SPIR-V's address (embedded arrays are unique) and spec values.
+  std::map<std::pair<const uint32_t*, std::vector<uint32_t>>, std::unique_ptr<ComputePipeline>>
+      pipelines_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace rgfx::gpu
