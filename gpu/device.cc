@@ -1,0 +1,205 @@
+#include "gpu/device.h"
+
+#include <cstdio>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "gpu/device_choice.h"
+#include "gpu/vk_status.h"
+
+namespace rgfx::gpu {
+namespace {
+
+std::string TypeName(VkPhysicalDeviceType type) {
+  switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return "virtual";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return "cpu";
+    default:
+      return "other";
+  }
+}
+
+std::string VersionString(uint32_t v) {
+  return absl::StrFormat("%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v),
+                         VK_API_VERSION_PATCH(v));
+}
+
+std::vector<VkQueueFamilyProperties> QueueFamilies(VkPhysicalDevice physical) {
+  uint32_t count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, families.data());
+  return families;
+}
+
+// A compute-only family when there is one (it is free of graphics work),
+// otherwise any family with compute; families with timestamps first.
+int PickComputeFamily(VkPhysicalDevice physical) {
+  const auto families = QueueFamilies(physical);
+  int best = -1;
+  int best_score = -1;
+  for (size_t i = 0; i < families.size(); ++i) {
+    const auto& f = families[i];
+    if (!(f.queueFlags & VK_QUEUE_COMPUTE_BIT) || f.queueCount == 0) continue;
+    int score = 0;
+    if (f.timestampValidBits > 0) score += 2;
+    if (!(f.queueFlags & VK_QUEUE_GRAPHICS_BIT)) score += 1;
+    if (score > best_score) {
+      best = static_cast<int>(i);
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+bool HasExtension(VkPhysicalDevice physical, const char* name) {
+  uint32_t count = 0;
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> extensions(count);
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, extensions.data());
+  for (const auto& e : extensions) {
+    if (std::strcmp(e.extensionName, name) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Device>> Device::Create(Instance& instance,
+                                                        const DeviceOptions& options) {
+  const auto physicals = instance.PhysicalDevices();
+  std::vector<DeviceCandidate> candidates;
+  for (VkPhysicalDevice p : physicals) {
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(p, &props);
+    candidates.push_back({props.deviceName, TypeName(props.deviceType), PickComputeFamily(p) >= 0});
+  }
+  RGFX_ASSIGN_OR_RETURN(const int chosen, ChooseDevice(candidates, options.override_spec));
+  VkPhysicalDevice physical = physicals[chosen];
+  if (!HasExtension(physical, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "device '", candidates[chosen].name, "' lacks ", VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME));
+  }
+
+  std::unique_ptr<Device> self(new Device(instance));
+  self->physical_ = physical;
+  self->queue_family_ = static_cast<uint32_t>(PickComputeFamily(physical));
+
+  // Properties: core, subgroup (1.1) and driver (1.2).
+  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  subgroup.pNext = &driver;
+  VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  props2.pNext = &subgroup;
+  vkGetPhysicalDeviceProperties2(physical, &props2);
+  const VkPhysicalDeviceLimits& limits = props2.properties.limits;
+
+  VkPhysicalDeviceMaintenance3Properties maint3{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+  VkPhysicalDeviceProperties2 props_m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  props_m3.pNext = &maint3;
+  vkGetPhysicalDeviceProperties2(physical, &props_m3);
+
+  DeviceCaps& caps = self->caps_;
+  caps.name = props2.properties.deviceName;
+  caps.type = TypeName(props2.properties.deviceType);
+  caps.driver = absl::StrCat(driver.driverName, " ", driver.driverInfo);
+  caps.api_version = VersionString(props2.properties.apiVersion);
+  caps.vendor_id = props2.properties.vendorID;
+  caps.device_id = props2.properties.deviceID;
+  caps.max_storage_buffer_range = limits.maxStorageBufferRange;
+  caps.max_memory_allocation_size = maint3.maxMemoryAllocationSize;
+  caps.max_compute_shared_memory_bytes = limits.maxComputeSharedMemorySize;
+  caps.max_workgroup_invocations = limits.maxComputeWorkGroupInvocations;
+  for (int i = 0; i < 3; ++i) {
+    caps.max_workgroup_size[i] = limits.maxComputeWorkGroupSize[i];
+    caps.max_workgroup_count[i] = limits.maxComputeWorkGroupCount[i];
+  }
+  caps.max_push_constants_bytes = limits.maxPushConstantsSize;
+  caps.min_storage_buffer_offset_alignment =
+      static_cast<uint32_t>(limits.minStorageBufferOffsetAlignment);
+  caps.subgroup_size = subgroup.subgroupSize;
+  const auto families = QueueFamilies(physical);
+  caps.timestamp_valid_bits = families[self->queue_family_].timestampValidBits;
+  caps.timestamp_period_ns = limits.timestampPeriod;
+  caps.timestamps_supported = caps.timestamp_valid_bits > 0 && limits.timestampPeriod > 0;
+
+  // Features: 16-bit floats in shaders and 16-bit storage when present (the
+  // fast variants use them; the exact ones do not need them).
+  VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  f11.pNext = &f12;
+  VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  supported.pNext = &f11;
+  vkGetPhysicalDeviceFeatures2(physical, &supported);
+  caps.shader_float16 = f12.shaderFloat16 && f11.storageBuffer16BitAccess;
+
+  VkPhysicalDeviceVulkan11Features en11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceVulkan12Features en12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  en11.pNext = &en12;
+  en11.storageBuffer16BitAccess = f11.storageBuffer16BitAccess;
+  en12.shaderFloat16 = f12.shaderFloat16;
+  en12.storageBuffer8BitAccess = f12.storageBuffer8BitAccess;
+  en12.shaderInt8 = f12.shaderInt8;
+  VkPhysicalDeviceFeatures2 enabled{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  enabled.pNext = &en11;
+  enabled.features.shaderInt64 = supported.features.shaderInt64;
+
+  const float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queue_info.queueFamilyIndex = self->queue_family_;
+  queue_info.queueCount = 1;
+  queue_info.pQueuePriorities = &priority;
+  const char* extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  info.pNext = &enabled;
+  info.queueCreateInfoCount = 1;
+  info.pQueueCreateInfos = &queue_info;
+  info.enabledExtensionCount = 1;
+  info.ppEnabledExtensionNames = extensions;
+  RGFX_VK_RETURN_IF_ERROR(vkCreateDevice(physical, &info, nullptr, &self->device_));
+  volkLoadDevice(self->device_);
+  vkGetDeviceQueue(self->device_, self->queue_family_, 0, &self->queue_);
+  vkGetPhysicalDeviceMemoryProperties(physical, &self->memory_);
+  return self;
+}
+
+Device::~Device() {
+  if (device_ != VK_NULL_HANDLE) {
+    vkDeviceWaitIdle(device_);
+    vkDestroyDevice(device_, nullptr);
+  }
+}
+
+std::string Device::Describe() const {
+  return absl::StrCat(caps_.name, " (", caps_.type, "), driver ", caps_.driver, ", Vulkan ",
+                      caps_.api_version, ", queue family ", queue_family_,
+                      caps_.timestamps_supported ? ", timestamps" : ", no timestamps");
+}
+
+VkResult Device::Submit(const VkSubmitInfo& submit, VkFence fence) {
+  absl::MutexLock lock(&queue_mu_);
+  return vkQueueSubmit(queue_, 1, &submit, fence);
+}
+
+int Device::FindMemoryType(uint32_t type_bits, VkMemoryPropertyFlags required,
+                           VkMemoryPropertyFlags preferred) const {
+  int fallback = -1;
+  for (uint32_t i = 0; i < memory_.memoryTypeCount; ++i) {
+    if (!(type_bits & (1u << i))) continue;
+    const VkMemoryPropertyFlags flags = memory_.memoryTypes[i].propertyFlags;
+    if ((flags & required) != required) continue;
+    if ((flags & preferred) == preferred) return static_cast<int>(i);
+    if (fallback < 0) fallback = static_cast<int>(i);
+  }
+  return fallback;
+}
+
+}  // namespace rgfx::gpu

@@ -1,0 +1,140 @@
+#include "gpu/pipeline_cache.h"
+
+#include <fstream>
+#include <iterator>
+
+#include "absl/strings/str_cat.h"
+#include "gpu/vk_status.h"
+
+namespace rgfx::gpu {
+
+absl::StatusOr<std::unique_ptr<PipelineCache>> PipelineCache::Create(Device& device,
+                                                                     std::string cache_file) {
+  std::unique_ptr<PipelineCache> self(new PipelineCache(device));
+  self->cache_file_ = std::move(cache_file);
+  std::vector<char> initial;
+  if (!self->cache_file_.empty()) {
+    std::ifstream in(self->cache_file_, std::ios::binary);
+    if (in) initial.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  info.initialDataSize = initial.size();
+  info.pInitialData = initial.empty() ? nullptr : initial.data();
+  // The driver checks the header (vendor, device, cache UUID) and ignores a
+  // file made for another device or driver, so a stale file is harmless.
+  VkResult result = vkCreatePipelineCache(device.vk(), &info, nullptr, &self->vk_cache_);
+  if (result != VK_SUCCESS && !initial.empty()) {
+    info.initialDataSize = 0;
+    info.pInitialData = nullptr;
+    result = vkCreatePipelineCache(device.vk(), &info, nullptr, &self->vk_cache_);
+  }
+  RGFX_VK_RETURN_IF_ERROR(result);
+  return self;
+}
+
+PipelineCache::~PipelineCache() {
+  VkDevice device = device_.vk();
+  for (auto& [key, p] : pipelines_) {
+    vkDestroyPipeline(device, p->pipeline, nullptr);
+    vkDestroyPipelineLayout(device, p->layout, nullptr);
+    vkDestroyDescriptorSetLayout(device, p->set_layout, nullptr);
+  }
+  if (vk_cache_ != VK_NULL_HANDLE) vkDestroyPipelineCache(device, vk_cache_, nullptr);
+}
+
+absl::StatusOr<const ComputePipeline*> PipelineCache::Get(const ShaderCode& shader,
+                                                          const SpecConstants& spec) {
+  auto key = std::make_pair(shader.spirv.data(), spec.values);
+  absl::MutexLock lock(&mu_);
+  if (auto it = pipelines_.find(key); it != pipelines_.end()) return it->second.get();
+
+  VkDevice device = device_.vk();
+  if (shader.push_constant_bytes > device_.caps().max_push_constants_bytes) {
+    return absl::InternalError(absl::StrCat("shader ", std::string(shader.name), " needs ",
+                                            shader.push_constant_bytes,
+                                            " bytes of push constants; the device allows ",
+                                            device_.caps().max_push_constants_bytes));
+  }
+  auto p = std::make_unique<ComputePipeline>();
+  p->num_buffers = shader.num_buffers;
+  p->push_constant_bytes = shader.push_constant_bytes;
+
+  std::vector<VkDescriptorSetLayoutBinding> bindings(shader.num_buffers);
+  for (uint32_t i = 0; i < shader.num_buffers; ++i) {
+    bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  }
+  VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  set_info.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+  set_info.bindingCount = shader.num_buffers;
+  set_info.pBindings = bindings.data();
+  RGFX_VK_RETURN_IF_ERROR(vkCreateDescriptorSetLayout(device, &set_info, nullptr, &p->set_layout));
+
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, shader.push_constant_bytes};
+  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layout_info.setLayoutCount = 1;
+  layout_info.pSetLayouts = &p->set_layout;
+  layout_info.pushConstantRangeCount = shader.push_constant_bytes > 0 ? 1 : 0;
+  layout_info.pPushConstantRanges = &range;
+  RGFX_VK_RETURN_IF_ERROR(vkCreatePipelineLayout(device, &layout_info, nullptr, &p->layout));
+
+  VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  module_info.codeSize = shader.spirv.size_bytes();
+  module_info.pCode = shader.spirv.data();
+  VkShaderModule module = VK_NULL_HANDLE;
+  RGFX_VK_RETURN_IF_ERROR(vkCreateShaderModule(device, &module_info, nullptr, &module));
+
+  std::vector<VkSpecializationMapEntry> entries(spec.values.size());
+  for (uint32_t i = 0; i < entries.size(); ++i) {
+    entries[i] = {i, i * static_cast<uint32_t>(sizeof(uint32_t)), sizeof(uint32_t)};
+  }
+  VkSpecializationInfo spec_info{static_cast<uint32_t>(entries.size()), entries.data(),
+                                 spec.values.size() * sizeof(uint32_t), spec.values.data()};
+  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  info.stage.module = module;
+  info.stage.pName = "main";
+  info.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec_info;
+  info.layout = p->layout;
+  const VkResult result = vkCreateComputePipelines(device, vk_cache_, 1, &info, nullptr,
+                                                   &p->pipeline);
+  vkDestroyShaderModule(device, module, nullptr);
+  if (result != VK_SUCCESS) {
+    vkDestroyPipelineLayout(device, p->layout, nullptr);
+    vkDestroyDescriptorSetLayout(device, p->set_layout, nullptr);
+    return VkStatus(result, absl::StrCat("creating the pipeline for shader ", std::string(shader.name)));
+  }
+  const ComputePipeline* out = p.get();
+  pipelines_.emplace(std::move(key), std::move(p));
+  return out;
+}
+
+absl::Status PipelineCache::Save() const {
+  if (cache_file_.empty()) return absl::OkStatus();
+  return SaveTo(cache_file_);
+}
+
+absl::Status PipelineCache::SaveTo(const std::string& path) const {
+  size_t size = 0;
+  RGFX_VK_RETURN_IF_ERROR(vkGetPipelineCacheData(device_.vk(), vk_cache_, &size, nullptr));
+  std::vector<char> data(size);
+  RGFX_VK_RETURN_IF_ERROR(vkGetPipelineCacheData(device_.vk(), vk_cache_, &size, data.data()));
+  // Write beside and rename, so a crash never leaves half a file.
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(data.data(), static_cast<std::streamsize>(size));
+    if (!out) return absl::UnavailableError(absl::StrCat("cannot write pipeline cache ", tmp));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    return absl::UnavailableError(absl::StrCat("cannot rename ", tmp, " to ", path));
+  }
+  return absl::OkStatus();
+}
+
+size_t PipelineCache::size() const {
+  absl::MutexLock lock(&mu_);
+  return pipelines_.size();
+}
+
+}  // namespace rgfx::gpu

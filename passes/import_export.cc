@@ -1,0 +1,91 @@
+#include "passes/import_export.h"
+
+#include "passes/pass_util.h"
+#include "passes/shader_interface.h"
+#include "kExportF16.h"
+#include "kExportF32.h"
+#include "kImportF16.h"
+#include "kImportF32.h"
+
+namespace rgfx::passes {
+namespace {
+
+// Must match the push_constant blocks of import.comp and export.comp.
+struct ConvertPush {
+  uint32_t width;
+  uint32_t height;
+  uint32_t format;
+  uint32_t srgb;
+  uint32_t alpha;  // import: premultiply; export: unpremultiply
+};
+
+const std::vector<std::string>& FormatNames() {
+  static const auto* names = new std::vector<std::string>{"rgba8", "rgba16", "rgba16f", "rgba32f"};
+  static_assert(RGFX_FORMAT_RGBA8 == 0 && RGFX_FORMAT_RGBA16 == 1 && RGFX_FORMAT_RGBA16F == 2 &&
+                RGFX_FORMAT_RGBA32F == 3);
+  return *names;
+}
+
+graph::PassSchema ConvertSchema(bool import) {
+  graph::PassSchema schema;
+  schema.doc = import ? "internal: client pixels to the working format (linear, premultiplied)"
+                      : "internal: the working format to the client's pixels";
+  schema.input_names = {"source"};
+  schema.output_names = {"result"};
+  graph::ParamSpec format{"format", graph::ParamType::kEnum, "client pixel format",
+                          std::string("rgba8")};
+  format.enum_values = FormatNames();
+  graph::ParamSpec color{"color_space", graph::ParamType::kEnum, "client colour space",
+                         std::string("srgb")};
+  color.enum_values = {"srgb", "linear"};
+  graph::ParamSpec alpha{"alpha", graph::ParamType::kEnum, "client alpha mode",
+                         std::string("straight")};
+  alpha.enum_values = {"straight", "premultiplied"};
+  schema.params = {format, color, alpha};
+  return schema;
+}
+
+class ConvertPass final : public graph::PassType {
+ public:
+  explicit ConvertPass(bool import) : import_(import), schema_(ConvertSchema(import)) {}
+  std::string_view name() const override {
+    return import_ ? graph::kImportPassType : graph::kExportPassType;
+  }
+  const graph::PassSchema& schema() const override { return schema_; }
+
+  absl::StatusOr<graph::PassPlan> Plan(const graph::PlanContext& ctx) const override {
+    graph::PassPlan plan;
+    plan.output_extents = {ctx.input_extents[0]};
+    plan.steps.push_back({import_ ? "import" : "export", {graph::StepResource::Input(0)},
+                          {graph::StepResource::Output(0)}});
+    return plan;
+  }
+
+  absl::Status Record(graph::RecordContext& ctx, int) const override {
+    const graph::Extent extent = ctx.input_extents()[0];
+    const graph::Params& params = ctx.params();
+    const ConvertPush push{extent.width, extent.height,
+                           EnumIndex(params, "format", FormatNames()),
+                           params.Enum("color_space") == "srgb" ? 1u : 0u,
+                           params.Enum("alpha") == "straight" ? 1u : 0u};
+    const gpu::ShaderCode shader =
+        import_ ? WorkingShader(ctx.working_format(), "import", kImportF16, kImportF32, 2,
+                                sizeof(ConvertPush))
+                : WorkingShader(ctx.working_format(), "export", kExportF16, kExportF32, 2,
+                                sizeof(ConvertPush));
+    const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0)};
+    return ctx.Dispatch(shader, {}, buffers, push, DivideRoundingUp(extent.width, RGFX_TILE_X),
+                        DivideRoundingUp(extent.height, RGFX_TILE_Y), 1);
+  }
+
+ private:
+  const bool import_;
+  const graph::PassSchema schema_;
+};
+
+}  // namespace
+
+std::unique_ptr<graph::PassType> MakeImportPass() { return std::make_unique<ConvertPass>(true); }
+std::unique_ptr<graph::PassType> MakeExportPass() { return std::make_unique<ConvertPass>(false); }
+
+}  // namespace rgfx::passes
