@@ -142,6 +142,11 @@ std::span<std::byte> Bytes(const gpu::BufferSlice& slice) {
 Executor::Executor(std::unique_ptr<State> state) : state_(std::move(state)) {}
 Executor::~Executor() = default;
 
+uint64_t Executor::vulkan_allocations() const {
+  return state_->device_arena.allocations() + state_->upload_arena.allocations() +
+         state_->readback_arena.allocations();
+}
+
 absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(gpu::Device& device,
                                                            gpu::PipelineCache& pipelines) {
   auto state = std::make_unique<State>(device, pipelines);

@@ -66,6 +66,10 @@ class Executor {
                                 const ConsumeOutputFn& consume,
                                 absl::Duration timeout = absl::Seconds(60));
 
+  // Vulkan memory allocations made so far by this executor's arenas: stays
+  // constant once a worker has run its largest graph.
+  uint64_t vulkan_allocations() const;
+
  private:
   struct State;
   explicit Executor(std::unique_ptr<State> state);

@@ -1,5 +1,6 @@
 #include "passes/builtin_passes.h"
 
+#include "passes/copy.h"
 #include "passes/gaussian_blur.h"
 #include "passes/import_export.h"
 
@@ -8,6 +9,7 @@ namespace rgfx::passes {
 void RegisterBuiltinPasses(graph::PassRegistry& registry) {
   registry.Register(MakeImportPass());
   registry.Register(MakeExportPass());
+  registry.Register(MakeCopyPass());
   registry.Register(MakeGaussianBlurPass());
 }
 

@@ -1,0 +1,176 @@
+// rgfx-gpu-bench: GPU time of every pass and step of a blur graph on the
+// chosen device (timestamps; medians of many runs after warm-up; inputs
+// rotated so caches do not flatter), next to the copy-bandwidth floor
+// measured in the same run with the `copy` pass. Prints figures; asserts
+// nothing.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_format.h"
+#include "gpu/device.h"
+#include "gpu/instance.h"
+#include "gpu/pipeline_cache.h"
+#include "graph/compile.h"
+#include "graph/executor.h"
+#include "passes/builtin_passes.h"
+
+ABSL_FLAG(std::string, device, "", "device index or name substring (default: automatic)");
+ABSL_FLAG(int, width, 1920, "image width in pixels");
+ABSL_FLAG(int, height, 1080, "image height in pixels");
+ABSL_FLAG(int, radius, 64, "blur radius in pixels");
+ABSL_FLAG(double, sigma, 0, "blur sigma in pixels (0: radius / 2)");
+ABSL_FLAG(std::string, variant, "exact", "gaussian_blur variant");
+ABSL_FLAG(std::string, working_format, "rgba16f", "rgba16f or rgba32f");
+ABSL_FLAG(int, runs, 50, "timed runs");
+ABSL_FLAG(int, warmup, 5, "untimed runs first");
+ABSL_FLAG(int, rotate, 4, "distinct input images cycled through");
+ABSL_FLAG(bool, validation, false, "turn on the validation layer (slows the CPU side only)");
+
+namespace rgfx {
+namespace {
+
+[[noreturn]] void Fail(const absl::Status& status) {
+  std::fprintf(stderr, "rgfx-gpu-bench: %s\n", status.ToString().c_str());
+  std::exit(1);
+}
+
+template <typename T>
+T OrDie(absl::StatusOr<T> value) {
+  if (!value.ok()) Fail(value.status());
+  return std::move(*value);
+}
+
+struct Stats {
+  double median_us, p10_us, p90_us;
+};
+
+Stats Summarise(std::vector<uint64_t> ns) {
+  std::sort(ns.begin(), ns.end());
+  auto at = [&](double q) { return ns[static_cast<size_t>(q * (ns.size() - 1) + 0.5)] / 1000.0; };
+  return {at(0.5), at(0.1), at(0.9)};
+}
+
+// Runs `desc` warmup+runs times on rotated random inputs; returns the GPU
+// nanoseconds of every step, keyed "pass/step", in execution order.
+std::vector<std::pair<std::string, std::vector<uint64_t>>> TimeGraph(
+    const graph::GraphDesc& desc, const graph::CompiledGraph& compiled, graph::Executor& executor) {
+  std::mt19937 rng(1);
+  std::vector<std::vector<std::byte>> inputs(std::max(1, absl::GetFlag(FLAGS_rotate)));
+  const auto& in = desc.inputs[0];
+  for (auto& image : inputs) {
+    image.resize(in.extent.pixels() * graph::BytesPerPixel(in.format));
+    for (auto& b : image) b = std::byte(rng() & 0xff);
+  }
+  std::vector<std::pair<std::string, std::vector<uint64_t>>> rows;
+  const int total = absl::GetFlag(FLAGS_warmup) + absl::GetFlag(FLAGS_runs);
+  for (int run = 0; run < total; ++run) {
+    const auto& image = inputs[run % inputs.size()];
+    auto fill = [&](int, std::span<std::byte> dst) {
+      std::copy(image.begin(), image.end(), dst.begin());
+      return absl::OkStatus();
+    };
+    auto consume = [](int, std::span<const std::byte>) { return absl::OkStatus(); };
+    graph::RunResult result = OrDie(executor.Run(compiled, fill, consume));
+    if (run < absl::GetFlag(FLAGS_warmup)) continue;
+    size_t row = 0;
+    for (const auto& pass : result.passes) {
+      for (const auto& step : pass.steps) {
+        if (!step.gpu_ns) Fail(absl::UnavailableError("this device has no timestamps"));
+        if (rows.size() <= row) rows.push_back({pass.pass + "/" + step.label, {}});
+        rows[row++].second.push_back(*step.gpu_ns);
+      }
+    }
+  }
+  return rows;
+}
+
+int Main() {
+  auto instance = OrDie(gpu::Instance::Create({.validation = absl::GetFlag(FLAGS_validation)}));
+  auto device = OrDie(gpu::Device::Create(*instance, {absl::GetFlag(FLAGS_device)}));
+  auto pipelines = OrDie(gpu::PipelineCache::Create(*device));
+  graph::PassRegistry registry;
+  passes::RegisterBuiltinPasses(registry);
+  auto executor = OrDie(graph::Executor::Create(*device, *pipelines));
+  const auto working = graph::ParsePixelFormat(absl::GetFlag(FLAGS_working_format));
+  if (!working || !graph::IsWorkingFormat(*working)) {
+    Fail(absl::InvalidArgumentError("--working_format must be rgba16f or rgba32f"));
+  }
+  const gpu::DeviceCaps& caps = device->caps();
+  std::printf("device: %s\n", device->Describe().c_str());
+  graph::CompileLimits limits;
+  limits.max_pixels = 1ull << 30;
+
+  // The floor: copy a working-format image of up to 256 MiB (or the largest
+  // the device can bind) and count its bytes read plus written.
+  const uint64_t bpp = graph::BytesPerPixel(*working);
+  const uint64_t copy_bytes = std::min<uint64_t>(256ull << 20, caps.max_storage_buffer_range);
+  const uint32_t copy_width = 4096;
+  const uint32_t copy_height = static_cast<uint32_t>(copy_bytes / bpp / copy_width);
+  graph::GraphDesc copy_desc;
+  copy_desc.working_format = *working;
+  copy_desc.inputs.push_back({"in", {copy_width, copy_height}, graph::PixelFormat::kRgba8});
+  copy_desc.passes.push_back({"copy", "copy", {"in"}, {"out"}, {}});
+  copy_desc.outputs.push_back({"out", graph::PixelFormat::kRgba8});
+  auto copy_compiled = OrDie(graph::Compile(copy_desc, registry, caps, limits));
+  double bandwidth = 0;  // bytes per nanosecond = GB/s
+  for (const auto& [name, ns] : TimeGraph(copy_desc, *copy_compiled, *executor)) {
+    if (name == "copy/copy") {
+      bandwidth = 2.0 * copy_width * copy_height * bpp / (Summarise(ns).median_us * 1000.0);
+    }
+  }
+  std::printf("copy bandwidth (compute shader, %.0f MiB %s, read+write): %.1f GB/s\n",
+              copy_width * copy_height * bpp / 1048576.0, absl::GetFlag(FLAGS_working_format).c_str(),
+              bandwidth);
+
+  const uint32_t w = absl::GetFlag(FLAGS_width), h = absl::GetFlag(FLAGS_height);
+  graph::GraphDesc desc;
+  desc.working_format = *working;
+  desc.inputs.push_back({"image", {w, h}, graph::PixelFormat::kRgba8});
+  graph::PassDesc blur{"blur", "gaussian_blur", {"image"}, {"soft"}, {}};
+  blur.params.Set("radius", int64_t{absl::GetFlag(FLAGS_radius)});
+  if (absl::GetFlag(FLAGS_sigma) > 0) blur.params.Set("sigma", absl::GetFlag(FLAGS_sigma));
+  blur.params.Set("variant", absl::GetFlag(FLAGS_variant));
+  desc.passes.push_back(blur);
+  desc.outputs.push_back({"soft", graph::PixelFormat::kRgba8});
+  auto compiled = OrDie(graph::Compile(desc, registry, caps, limits));
+
+  std::printf("graph: %ux%u RGBA8 -> gaussian_blur radius %d sigma %g variant %s -> RGBA8, "
+              "working %s; %d runs after %d warm-up, %d inputs rotated\n",
+              w, h, absl::GetFlag(FLAGS_radius),
+              absl::GetFlag(FLAGS_sigma) > 0 ? absl::GetFlag(FLAGS_sigma)
+                                             : absl::GetFlag(FLAGS_radius) / 2.0,
+              absl::GetFlag(FLAGS_variant).c_str(), absl::GetFlag(FLAGS_working_format).c_str(),
+              absl::GetFlag(FLAGS_runs), absl::GetFlag(FLAGS_warmup), absl::GetFlag(FLAGS_rotate));
+  std::printf("%-22s %12s %12s %12s %12s %10s\n", "pass/step", "median us", "p10 us", "p90 us",
+              "floor us", "x floor");
+  double total = 0;
+  for (const auto& [name, ns] : TimeGraph(desc, *compiled, *executor)) {
+    const Stats s = Summarise(ns);
+    // Each step reads its input once and writes its output once; the import
+    // reads RGBA8 and the export writes RGBA8.
+    double bytes = 2.0 * w * h * bpp;
+    if (name.rfind("import:", 0) == 0 || name.rfind("export:", 0) == 0) {
+      bytes = double(w) * h * (bpp + 4);
+    }
+    const double floor_us = bytes / bandwidth / 1000.0;
+    total += s.median_us;
+    std::printf("%-22s %12.1f %12.1f %12.1f %12.1f %10.1f\n", name.c_str(), s.median_us, s.p10_us,
+                s.p90_us, floor_us, s.median_us / floor_us);
+  }
+  std::printf("%-22s %12.1f\n", "sum of medians", total);
+  return 0;
+}
+
+}  // namespace
+}  // namespace rgfx
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  return rgfx::Main();
+}

@@ -1,0 +1,61 @@
+#include "gpu/device_choice.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "gpu/vk_status.h"
+
+namespace rgfx::gpu {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::vector<DeviceCandidate> kDevices = {
+    {"llvmpipe (LLVM 15.0.6, 256 bits)", "cpu"},
+    {"Intel(R) UHD Graphics", "integrated"},
+    {"NVIDIA H100 80GB HBM3", "discrete"},
+    {"NVIDIA H100 80GB HBM3 (second)", "discrete"},
+};
+
+TEST(DeviceChoice, PrefersTheFirstDiscreteGpu) { EXPECT_EQ(*ChooseDevice(kDevices, ""), 2); }
+
+TEST(DeviceChoice, FallsBackIntegratedThenVirtualThenCpu) {
+  EXPECT_EQ(*ChooseDevice({kDevices[0], kDevices[1]}, ""), 1);
+  EXPECT_EQ(*ChooseDevice({kDevices[0], {"virtio", "virtual"}}, ""), 1);
+  EXPECT_EQ(*ChooseDevice({kDevices[0]}, ""), 0);
+}
+
+TEST(DeviceChoice, SkipsDevicesWithoutComputeQueue) {
+  EXPECT_EQ(*ChooseDevice({{"gfx only", "discrete", false}, kDevices[0]}, ""), 1);
+}
+
+TEST(DeviceChoice, OverrideByIndexOrNameSubstring) {
+  EXPECT_EQ(*ChooseDevice(kDevices, "0"), 0);
+  EXPECT_EQ(*ChooseDevice(kDevices, "llvmpipe"), 0);
+  EXPECT_EQ(*ChooseDevice(kDevices, "uhd"), 1);  // case-insensitive
+}
+
+TEST(DeviceChoice, BadOverrideListsTheDevices) {
+  auto bad_index = ChooseDevice(kDevices, "7");
+  EXPECT_EQ(bad_index.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(bad_index.status().message(), HasSubstr("0: llvmpipe"));
+  auto bad_name = ChooseDevice(kDevices, "radeon");
+  EXPECT_THAT(bad_name.status().message(), HasSubstr("no device name contains it"));
+  EXPECT_FALSE(ChooseDevice({}, "").ok());
+}
+
+TEST(VkStatus, DeviceLossAndOutOfMemoryAreDistinct) {
+  const absl::Status lost = VkStatus(VK_ERROR_DEVICE_LOST, "vkQueueSubmit");
+  EXPECT_TRUE(IsDeviceLost(lost));
+  EXPECT_EQ(lost.code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(lost.message(), HasSubstr("vkQueueSubmit failed: VK_ERROR_DEVICE_LOST"));
+  const absl::Status oom = VkStatus(VK_ERROR_OUT_OF_DEVICE_MEMORY, "vkAllocateMemory");
+  EXPECT_EQ(oom.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_FALSE(IsDeviceLost(oom));
+  EXPECT_EQ(VkStatus(VK_TIMEOUT, "wait").code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_TRUE(VkStatus(VK_SUCCESS, "x").ok());
+  EXPECT_FALSE(IsDeviceLost(absl::UnavailableError("draining")));
+}
+
+}  // namespace
+}  // namespace rgfx::gpu
