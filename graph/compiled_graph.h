@@ -28,6 +28,10 @@ struct LogicalResource {
   uint64_t bytes = 0;
   int physical = -1;  // index into CompiledGraph::buffers
   // Steps (indices into CompiledGraph::steps) of the first write and last read.
+  // Imported resources are written by the upload before step 0 (first_step =
+  // -1); exported ones are read by the download after the last step
+  // (last_step = steps.size()). A resource nobody reads ends where it is
+  // written. Transients alias only if one's last_step < the other's first_step.
   int first_step = -1;
   int last_step = -1;
 };
@@ -80,7 +84,9 @@ struct CompiledGraph {
   std::vector<CompiledStep> steps;
   std::vector<LogicalResource> resources;
   std::vector<PhysicalBuffer> buffers;
-  std::vector<int> imported;  // resource per desc.inputs entry
+  // Resource per desc.inputs entry; -1 for an input no surviving pass reads
+  // (its import was culled, nothing to upload).
+  std::vector<int> imported;
   std::vector<int> exported;  // resource per desc.outputs entry
   std::vector<std::string> culled;  // names of culled client passes, in desc order
   GraphStats stats;
