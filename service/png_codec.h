@@ -1,0 +1,75 @@
+// PNG decode and encode with libpng, and the size checks of raw images.
+//
+// Decoding is two-phase so that the pixels go straight into the memory the
+// GPU upload reads from (DESIGN.md §9): ReadPngHeader checks the header
+// against the pixel limit before anything is allocated and says how many
+// bytes the pixels need; DecodePngInto writes them into a caller's buffer.
+// Every PNG decodes to RGBA: 16-bit files to RGBA16 (little-endian, as the
+// raw RGBA16 encoding), all others to RGBA8. Colour-management chunks (gAMA,
+// iCCP, cHRM) are ignored: values are taken as sRGB unless the client says
+// they are linear.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "graph/image_format.h"
+
+namespace rgfx::service {
+
+struct PngInfo {
+  uint32_t width = 0;
+  uint32_t height = 0;
+  int bit_depth = 0;   // as stored: 1, 2, 4, 8 or 16
+  int color_type = 0;  // PNG_COLOR_TYPE_*
+  bool interlaced = false;
+  graph::PixelFormat format = graph::PixelFormat::kRgba8;  // what DecodePngInto writes
+  uint64_t decoded_bytes = 0;  // width * height * BytesPerPixel(format)
+};
+
+// Reads the signature and the chunks up to the image data. Errors are
+// InvalidArgument naming `image_name` and libpng's words (not a PNG, bad
+// CRC, bad IHDR, zero width...), or ResourceExhausted when width * height
+// exceeds `max_pixels`.
+absl::StatusOr<PngInfo> ReadPngHeader(const std::string& image_name, std::span<const std::byte> png,
+                                      uint64_t max_pixels);
+
+// Decodes all of `png` (described by `info`, from ReadPngHeader on the same
+// bytes) into `dst`, which must be exactly info.decoded_bytes long: tightly
+// packed RGBA rows, top row first. Truncated or corrupt data is
+// InvalidArgument naming the image.
+absl::Status DecodePngInto(const std::string& image_name, std::span<const std::byte> png,
+                           const PngInfo& info, std::span<std::byte> dst);
+
+struct PngEncodeOptions {
+  // zlib level 0..9. 1 is ~10x faster than 6 for ~10-20% larger files: the
+  // service's default, since encoding dominates a request's time.
+  int compression_level = 1;
+  // true: every row uses the SUB filter (cheap, and most of the gain on
+  // photographic images); false: libpng's adaptive choice among all five.
+  bool single_fast_filter = true;
+};
+
+// Encodes tightly packed RGBA pixels, `format` kRgba8 or kRgba16
+// (little-endian), as an RGBA PNG of 8 or 16 bits.
+absl::StatusOr<std::string> EncodePng(std::span<const std::byte> pixels, uint32_t width,
+                                      uint32_t height, graph::PixelFormat format,
+                                      const PngEncodeOptions& options = {});
+
+// The bytes a raw image of `format` needs, checked without overflow: zero
+// sizes and a data size other than width * height * bytes-per-pixel are
+// InvalidArgument naming the image; more than `max_pixels` is
+// ResourceExhausted.
+absl::StatusOr<uint64_t> CheckRawImage(const std::string& image_name, graph::PixelFormat format,
+                                       uint32_t width, uint32_t height, uint64_t data_bytes,
+                                       uint64_t max_pixels);
+
+// Width * height against the limit, for any image (shared by PNG and raw).
+absl::Status CheckPixelLimit(const std::string& image_name, uint32_t width, uint32_t height,
+                             uint64_t max_pixels);
+
+}  // namespace rgfx::service
