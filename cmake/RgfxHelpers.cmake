@@ -13,11 +13,15 @@ function(rgfx_library name)
   rgfx_warnings(${name})
 endfunction()
 
-# rgfx_test(NAME SOURCES ... DEPS ... [LABELS ...]): a GoogleTest binary run by CTest.
+# rgfx_test(NAME SOURCES ... DEPS ... [LABELS ...] [OWN_MAIN]): a GoogleTest
+# binary run by CTest; it gets gtest's main() unless OWN_MAIN is given.
 function(rgfx_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "OWN_MAIN" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock)
+  if(NOT ARG_OWN_MAIN)
+    target_link_libraries(${name} PRIVATE GTest::gtest_main)
+  endif()
   rgfx_warnings(${name})
   add_test(NAME ${name} COMMAND ${name})
   if(NOT ARG_TIMEOUT)

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
+
 namespace rgfx::gpu {
 namespace {
 VkDeviceSize AlignUp(VkDeviceSize value, VkDeviceSize alignment) {
@@ -25,6 +27,10 @@ absl::StatusOr<BufferSlice> Arena::Allocate(VkDeviceSize bytes, VkDeviceSize ali
   }
   // A new block: at least the minimum, at most what one allocation may be.
   const VkDeviceSize limit = device_.caps().max_memory_allocation_size;
+  if (AlignUp(bytes, alignment) > limit) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "a buffer of ", bytes, " bytes exceeds the device's maxMemoryAllocationSize (", limit, ")"));
+  }
   VkDeviceSize block = std::max({min_block_bytes_, AlignUp(bytes, alignment), high_water_});
   block = std::min(block, limit);
   auto buffer = Buffer::Create(device_, block, kind_);

@@ -1,5 +1,6 @@
 #include "passes/import_export.h"
 
+#include "graph/registry.h"
 #include "passes/pass_util.h"
 #include "passes/shader_interface.h"
 #include "kExportF16.h"

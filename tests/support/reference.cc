@@ -1,5 +1,6 @@
 #include "tests/support/reference.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
