@@ -1,37 +1,32 @@
 #include "passes/gaussian_blur.h"
 
-#include <cmath>
-#include <cstring>
-
 #include "absl/strings/str_cat.h"
-#include "passes/gaussian_weights.h"
+#include "absl/strings/str_join.h"
+#include "passes/blur_variants/tiled_halo.h"
+#include "passes/blur_variants/tuned.h"
 #include "passes/pass_util.h"
-#include "passes/shader_interface.h"
-#include "kGaussianBlurExactF16.h"
-#include "kGaussianBlurExactF32.h"
 
 namespace rgfx::passes {
 namespace {
 
-// Must match the push_constant block of gaussian_blur_exact.comp.
-struct BlurPush {
-  uint32_t width;
-  uint32_t height;
-  int32_t radius;
-  uint32_t axis;
-  uint32_t border;
-};
-
-const std::vector<std::string>& Variants() {
-  static const auto* v = new std::vector<std::string>{"auto", "exact"};
-  return *v;
+std::vector<std::string> VariantNames() {
+  std::vector<std::string> names = {"auto"};
+  for (const auto& v : BlurVariants()) names.emplace_back(v->name());
+  return names;
 }
+
+constexpr char kAutoRule[] =
+    "auto: the fastest exact variant that can do the request: tiled_halo when its tile and "
+    "halo fit the shared memory (radius <= 1920 RGBA16F / 896 RGBA32F with 32 KB), else tuned "
+    "when each line fits its cache or can be chunked (2·radius < cache px), else exact; "
+    "radius 0 is exact (a copy)";
 
 graph::PassSchema BlurSchema() {
   graph::PassSchema schema;
   schema.doc =
       "Separable Gaussian blur in linear, premultiplied light: a horizontal step then a "
-      "vertical one (or a single axis). Weights are computed in double and normalised.";
+      "vertical one (or a single axis). Every variant reproduces the exact blur within float "
+      "rounding except decimated, which states its error.";
   schema.input_names = {"source"};
   schema.output_names = {"result"};
   graph::ParamSpec radius{"radius", graph::ParamType::kInt,
@@ -47,11 +42,18 @@ graph::PassSchema BlurSchema() {
   graph::ParamSpec variant{"variant", graph::ParamType::kEnum,
                            "kernel variant; auto picks the fastest exact one",
                            std::string("auto")};
-  variant.enum_values = Variants();
-  schema.params = {radius, sigma, BorderParamSpec(), axes, variant};
+  variant.enum_values = VariantNames();
+  graph::ParamSpec max_taps{"max_taps", graph::ParamType::kInt,
+                            "decimated only: most taps per axis (default 64); more radius "
+                            "steps over pixels",
+                            int64_t{64}, 3, 2 * kMaxBlurRadius + 1};
+  schema.params = {radius, sigma, BorderParamSpec(), axes, variant, max_taps};
   schema.variant_param = "variant";
-  schema.notes = {"exact: one invocation per pixel, taps read from memory, no limit on line "
-                  "length or radius"};
+  for (const auto& v : BlurVariants()) schema.notes.push_back(v->Note());
+  schema.notes.push_back(kAutoRule);
+  schema.notes.push_back(
+      "with both axes the line variants write the horizontal result transposed (an h×w "
+      "temporary) and run the same row kernel again, as published");
   return schema;
 }
 
@@ -62,56 +64,104 @@ class GaussianBlurPass final : public graph::PassType {
   const graph::PassSchema& schema() const override { return schema_; }
 
   absl::StatusOr<graph::PassPlan> Plan(const graph::PlanContext& ctx) const override {
-    const int radius = static_cast<int>(ctx.params.Int("radius"));
-    const double sigma = ctx.params.OptionalFloat("sigma").value_or(radius / 2.0);
-    if (radius > 0 && !(sigma > 0)) {
+    BlurConfig config;
+    config.pass_name = ctx.pass_name;
+    config.radius = static_cast<int>(ctx.params.Int("radius"));
+    config.sigma = ctx.params.OptionalFloat("sigma").value_or(config.radius / 2.0);
+    if (config.radius > 0 && !(config.sigma > 0)) {
       return absl::InvalidArgumentError(
           absl::StrCat("pass '", ctx.pass_name, "': sigma must be > 0"));
     }
+    config.border = EnumIndex(ctx.params, "border", BorderModes());
+    config.axes = ctx.params.Enum("axes");
+    config.max_taps = static_cast<int>(ctx.params.Int("max_taps"));
+    config.extent = ctx.input_extents[0];
+    config.working = ctx.working_format;
+    config.caps = ctx.caps;
+    std::string name = ctx.params.Enum("variant");
+    if (name == "auto") name = AutoBlurVariant(ctx.caps, ctx.working_format, config.radius,
+                                               config.extent);
+    const BlurVariant* variant = FindBlurVariant(name);
+    if (variant == nullptr) {  // the schema lists every variant: our invariant
+      return absl::InternalError(absl::StrCat("gaussian_blur: no variant '", name, "'"));
+    }
     graph::PassPlan plan;
-    plan.variant = "exact";
-    plan.output_extents = {ctx.input_extents[0]};
-    const std::vector<double> weights = GaussianWeights(radius, sigma);
-    std::vector<std::byte> blob(weights.size() * sizeof(float));
-    for (size_t i = 0; i < weights.size(); ++i) {
-      const float w = static_cast<float>(weights[i]);
-      std::memcpy(blob.data() + i * sizeof(float), &w, sizeof(float));
-    }
-    plan.constants.push_back(std::move(blob));
-
-    using graph::StepResource;
-    const std::string& axes = ctx.params.Enum("axes");
-    if (axes == "both") {
-      plan.temp_extents = {ctx.input_extents[0]};
-      plan.steps.push_back({"horizontal", {StepResource::Input(0)}, {StepResource::Temp(0)}});
-      plan.steps.push_back({"vertical", {StepResource::Temp(0)}, {StepResource::Output(0)}});
-    } else {
-      plan.steps.push_back({axes, {StepResource::Input(0)}, {StepResource::Output(0)}});
-    }
+    plan.variant = name;
+    plan.output_extents = {config.extent};
+    BlurPrepared prepared;
+    prepared.variant = variant;
+    prepared.config = config;
+    if (absl::Status s = variant->Plan(config, plan, prepared); !s.ok()) return s;
+    plan.prepared = std::move(prepared);
     return plan;
   }
 
   absl::Status Record(graph::RecordContext& ctx, int step) const override {
-    const graph::Extent extent = ctx.input_extents()[0];
-    const std::string& label = ctx.plan().steps[step].label;
-    const BlurPush push{extent.width, extent.height,
-                        static_cast<int32_t>(ctx.params().Int("radius")),
-                        label == "horizontal" ? uint32_t{RGFX_AXIS_HORIZONTAL}
-                                              : uint32_t{RGFX_AXIS_VERTICAL},
-                        EnumIndex(ctx.params(), "border", BorderModes())};
-    const gpu::ShaderCode shader =
-        WorkingShader(ctx.working_format(), "gaussian_blur_exact", kGaussianBlurExactF16,
-                      kGaussianBlurExactF32, 3, sizeof(BlurPush));
-    const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(0)};
-    return ctx.Dispatch(shader, {}, buffers, push, DivideRoundingUp(extent.width, RGFX_TILE_X),
-                        DivideRoundingUp(extent.height, RGFX_TILE_Y), 1);
+    const auto* prepared = std::any_cast<BlurPrepared>(&ctx.plan().prepared);
+    if (prepared == nullptr) return absl::InternalError("gaussian_blur: plan was not prepared");
+    return prepared->variant->Record(ctx, step, *prepared);
   }
 
  private:
   const graph::PassSchema schema_;
 };
 
+// Whether `variant` can plan this blur on the device.
+bool CanPlan(std::string_view variant, const gpu::DeviceCaps& caps, graph::PixelFormat working,
+             int radius, graph::Extent extent) {
+  BlurConfig config;
+  config.radius = radius;
+  config.sigma = radius > 0 ? radius / 2.0 : 1.0;
+  config.axes = "both";
+  config.extent = extent;
+  config.working = working;
+  config.caps = caps;
+  graph::PassPlan plan;
+  BlurPrepared prepared;
+  return FindBlurVariant(variant)->Plan(config, plan, prepared).ok();
+}
+
 }  // namespace
+
+std::string AutoBlurVariant(const gpu::DeviceCaps& caps, graph::PixelFormat working, int radius,
+                            graph::Extent extent) {
+  if (radius == 0) return "exact";
+  for (const char* candidate : {"tiled_halo", "tuned"}) {
+    if (CanPlan(candidate, caps, working, radius, extent)) return candidate;
+  }
+  return "exact";
+}
+
+const BlurAccuracy* FindBlurAccuracy(const graph::PassPlan& plan) {
+  const auto* prepared = std::any_cast<BlurPrepared>(&plan.prepared);
+  return prepared ? &prepared->accuracy : nullptr;
+}
+
+std::vector<std::string> BlurStepDetails(const graph::PassPlan& plan) {
+  std::vector<std::string> details;
+  const auto* prepared = std::any_cast<BlurPrepared>(&plan.prepared);
+  if (prepared == nullptr) return details;
+  for (size_t i = 0; i < prepared->steps.size() && i < plan.steps.size(); ++i) {
+    if (prepared->steps[i].details.empty()) continue;
+    details.push_back(absl::StrCat(plan.steps[i].label, ": ", prepared->steps[i].details));
+  }
+  return details;
+}
+
+std::vector<std::string> BlurDeviceNotes(const gpu::DeviceCaps& caps) {
+  std::vector<std::string> notes;
+  for (auto working : {graph::PixelFormat::kRgba16F, graph::PixelFormat::kRgba32F}) {
+    const std::string format(graph::PixelFormatName(working));
+    std::vector<std::string> lines;
+    for (uint32_t n : {1080u, 1920u, 4096u}) {
+      lines.push_back(absl::StrCat(n, " px: ", ChooseTuned(caps, working, n).Describe()));
+    }
+    notes.push_back(absl::StrCat("on ", caps.name, ", ", format, ": tuned chooses ",
+                                 absl::StrJoin(lines, "; "), "; tiled_halo takes radius <= ",
+                                 TiledHaloMaxRadius(caps, working)));
+  }
+  return notes;
+}
 
 std::unique_ptr<graph::PassType> MakeGaussianBlurPass() {
   return std::make_unique<GaussianBlurPass>();

@@ -24,4 +24,25 @@
 #define RGFX_AXIS_HORIZONTAL 0
 #define RGFX_AXIS_VERTICAL 1
 
+// Line-per-workgroup blur variants (passes/blur_variants/): the workgroup
+// size is specialization constant 0 (local_size_x_id) and the workgroup cache
+// capacity in pixels specialization constant 1. The published line variants
+// used 1024 invocations; the host caps it at the device's limit.
+#define RGFX_LINE_GROUP_PUBLISHED 1024
+// tiled_halo: outputs per tile (= invocations per workgroup).
+#define RGFX_TILED_HALO_TILE 256
+
+// Effect pass enums, in the order of their parameters' enum values.
+#define RGFX_DOWNSAMPLE_BOX 0
+#define RGFX_DOWNSAMPLE_13TAP 1
+#define RGFX_UPSAMPLE_BILINEAR 0
+#define RGFX_UPSAMPLE_TENT 1
+#define RGFX_COMPOSITE_ADD 0
+#define RGFX_COMPOSITE_MIX 1
+
+// branch_lab: how the per-pixel path is decided (specialization constant 0).
+#define RGFX_BRANCH_STATIC 0
+#define RGFX_BRANCH_UNIFORM 1
+#define RGFX_BRANCH_DIVERGENT 2
+
 #endif  // RGFX_PASSES_SHADER_INTERFACE_H_

@@ -51,6 +51,8 @@ struct BlurCase {
   ColorSpace color = ColorSpace::kSrgb;
   AlphaMode alpha = AlphaMode::kStraight;
   PixelFormat working = PixelFormat::kRgba16F;
+  // These suites test the reference variant; blur_variants_test.cc the others.
+  std::string variant = "exact";
 
   std::string Name() const {
     return absl::StrCat(width, "x", height, " r=", radius, " sigma=", sigma.value_or(-1), " ",
@@ -70,6 +72,7 @@ graph::GraphDesc BlurGraph(const BlurCase& c) {
   if (c.sigma) blur.params.Set("sigma", *c.sigma);
   blur.params.Set("border", c.border);
   blur.params.Set("axes", c.axes);
+  blur.params.Set("variant", c.variant);
   desc.passes.push_back(blur);
   desc.outputs.push_back({"soft", c.format, c.color, c.alpha});
   return desc;
