@@ -2,14 +2,17 @@
 // mirror repeats the edge pixel (-1 → 0, n → n-1; period 2n), like GL's
 // MIRRORED_REPEAT. Returns -1 for "zero" (the tap contributes nothing).
 // Valid for any offset, also radii much larger than the line.
+// GLSL leaves % undefined for negative operands (NVIDIA and lavapipe differ),
+// so negative offsets are folded with non-negative ones only.
+int PositiveModulo(int i, int m) { return i >= 0 ? i % m : m - 1 - ((-i - 1) % m); }
+
 int BorderIndex(int i, int n, uint mode) {
   if (i >= 0 && i < n) return i;
   if (mode == RGFX_BORDER_CLAMP) return clamp(i, 0, n - 1);
-  if (mode == RGFX_BORDER_WRAP) return ((i % n) + n) % n;
+  if (mode == RGFX_BORDER_WRAP) return PositiveModulo(i, n);
   if (mode == RGFX_BORDER_MIRROR) {
-    int period = 2 * n;
-    int m = ((i % period) + period) % period;
-    return m < n ? m : period - 1 - m;
+    int m = PositiveModulo(i, 2 * n);
+    return m < n ? m : 2 * n - 1 - m;
   }
   return -1;
 }

@@ -4,6 +4,7 @@
 // measured in the same run with the `copy` pass. Prints figures; asserts
 // nothing.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <random>
@@ -28,7 +29,9 @@ ABSL_FLAG(double, sigma, 0, "blur sigma in pixels (0: radius / 2)");
 ABSL_FLAG(std::string, variant, "exact", "gaussian_blur variant");
 ABSL_FLAG(std::string, working_format, "rgba16f", "rgba16f or rgba32f");
 ABSL_FLAG(int, runs, 50, "timed runs");
-ABSL_FLAG(int, warmup, 5, "untimed runs first");
+ABSL_FLAG(int, warmup, 10, "untimed runs first (at least)");
+ABSL_FLAG(int, warmup_ms, 1000,
+          "untimed runs last at least this long: GPUs raise their clocks only under load");
 ABSL_FLAG(int, rotate, 4, "distinct input images cycled through");
 ABSL_FLAG(bool, validation, false, "turn on the validation layer (slows the CPU side only)");
 
@@ -68,8 +71,10 @@ std::vector<std::pair<std::string, std::vector<uint64_t>>> TimeGraph(
     for (auto& b : image) b = std::byte(rng() & 0xff);
   }
   std::vector<std::pair<std::string, std::vector<uint64_t>>> rows;
-  const int total = absl::GetFlag(FLAGS_warmup) + absl::GetFlag(FLAGS_runs);
-  for (int run = 0; run < total; ++run) {
+  const auto warm_until =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(absl::GetFlag(FLAGS_warmup_ms));
+  int warmup_runs = 0;
+  for (int run = 0, timed = 0; timed < absl::GetFlag(FLAGS_runs); ++run) {
     const auto& image = inputs[run % inputs.size()];
     auto fill = [&](int, std::span<std::byte> dst) {
       std::copy(image.begin(), image.end(), dst.begin());
@@ -77,7 +82,11 @@ std::vector<std::pair<std::string, std::vector<uint64_t>>> TimeGraph(
     };
     auto consume = [](int, std::span<const std::byte>) { return absl::OkStatus(); };
     graph::RunResult result = OrDie(executor.Run(compiled, fill, consume));
-    if (run < absl::GetFlag(FLAGS_warmup)) continue;
+    if (warmup_runs < absl::GetFlag(FLAGS_warmup) || std::chrono::steady_clock::now() < warm_until) {
+      ++warmup_runs;
+      continue;
+    }
+    ++timed;
     size_t row = 0;
     for (const auto& pass : result.passes) {
       for (const auto& step : pass.steps) {
@@ -106,27 +115,29 @@ int Main() {
   graph::CompileLimits limits;
   limits.max_pixels = 1ull << 30;
 
-  // The floor: copy a working-format image of up to 256 MiB (or the largest
-  // the device can bind) and count its bytes read plus written.
+  // The floor: copy an RGBA32F image (16-byte loads and stores, the widest
+  // per-invocation access) of up to 256 MiB, or the largest the device can
+  // bind; bytes read plus written over its median time. A device property,
+  // measured before and after the graph so a clock change shows.
   const uint64_t bpp = graph::BytesPerPixel(*working);
   const uint64_t copy_bytes = std::min<uint64_t>(256ull << 20, caps.max_storage_buffer_range);
   const uint32_t copy_width = 4096;
-  const uint32_t copy_height = static_cast<uint32_t>(copy_bytes / bpp / copy_width);
+  const uint32_t copy_height = static_cast<uint32_t>(copy_bytes / 16 / copy_width);
   graph::GraphDesc copy_desc;
-  copy_desc.working_format = *working;
+  copy_desc.working_format = graph::PixelFormat::kRgba32F;
   copy_desc.inputs.push_back({"in", {copy_width, copy_height}, graph::PixelFormat::kRgba8});
   copy_desc.passes.push_back({"copy", "copy", {"in"}, {"out"}, {}});
   copy_desc.outputs.push_back({"out", graph::PixelFormat::kRgba8});
   auto copy_compiled = OrDie(graph::Compile(copy_desc, registry, caps, limits));
-  double bandwidth = 0;  // bytes per nanosecond = GB/s
-  for (const auto& [name, ns] : TimeGraph(copy_desc, *copy_compiled, *executor)) {
-    if (name == "copy/copy") {
-      bandwidth = 2.0 * copy_width * copy_height * bpp / (Summarise(ns).median_us * 1000.0);
+  auto measure_bandwidth = [&] {
+    for (const auto& [name, ns] : TimeGraph(copy_desc, *copy_compiled, *executor)) {
+      if (name == "copy/copy") {
+        return 2.0 * copy_width * copy_height * 16 / (Summarise(ns).median_us * 1000.0);
+      }
     }
-  }
-  std::printf("copy bandwidth (compute shader, %.0f MiB %s, read+write): %.1f GB/s\n",
-              copy_width * copy_height * bpp / 1048576.0, absl::GetFlag(FLAGS_working_format).c_str(),
-              bandwidth);
+    return 0.0;
+  };
+  const double bandwidth_before = measure_bandwidth();  // bytes per ns = GB/s
 
   const uint32_t w = absl::GetFlag(FLAGS_width), h = absl::GetFlag(FLAGS_height);
   graph::GraphDesc desc;
@@ -141,16 +152,24 @@ int Main() {
   auto compiled = OrDie(graph::Compile(desc, registry, caps, limits));
 
   std::printf("graph: %ux%u RGBA8 -> gaussian_blur radius %d sigma %g variant %s -> RGBA8, "
-              "working %s; %d runs after %d warm-up, %d inputs rotated\n",
+              "working %s; %d runs after >= %d warm-up runs and >= %d ms, %d inputs rotated\n",
               w, h, absl::GetFlag(FLAGS_radius),
               absl::GetFlag(FLAGS_sigma) > 0 ? absl::GetFlag(FLAGS_sigma)
                                              : absl::GetFlag(FLAGS_radius) / 2.0,
               absl::GetFlag(FLAGS_variant).c_str(), absl::GetFlag(FLAGS_working_format).c_str(),
-              absl::GetFlag(FLAGS_runs), absl::GetFlag(FLAGS_warmup), absl::GetFlag(FLAGS_rotate));
+              absl::GetFlag(FLAGS_runs), absl::GetFlag(FLAGS_warmup), absl::GetFlag(FLAGS_warmup_ms),
+              absl::GetFlag(FLAGS_rotate));
+  const auto rows = TimeGraph(desc, *compiled, *executor);
+  const double bandwidth_after = measure_bandwidth();
+  const double bandwidth = std::max(bandwidth_before, bandwidth_after);
+  std::printf("copy bandwidth (compute shader, %.0f MiB RGBA32F, read+write): %.1f GB/s before, "
+              "%.1f GB/s after the graph; floor uses %.1f GB/s\n",
+              copy_width * copy_height * 16 / 1048576.0, bandwidth_before, bandwidth_after,
+              bandwidth);
   std::printf("%-22s %12s %12s %12s %12s %10s\n", "pass/step", "median us", "p10 us", "p90 us",
               "floor us", "x floor");
   double total = 0;
-  for (const auto& [name, ns] : TimeGraph(desc, *compiled, *executor)) {
+  for (const auto& [name, ns] : rows) {
     const Stats s = Summarise(ns);
     // Each step reads its input once and writes its output once; the import
     // reads RGBA8 and the export writes RGBA8.
