@@ -21,7 +21,7 @@ absl::StatusOr<StepKernel> CachedLineKernel(const BlurConfig& config, std::strin
     return s;
   }
   StepKernel k;
-  const uint32_t group = PublishedGroupSize(config.caps);
+  const uint32_t group = PublishedGroupSize(config.caps, layout.n);
   k.spec.values = {group, capacity};
   k.groups_x = layout.lines;
   k.details = absl::StrCat("workgroup ", group, ", cache ", capacity, " px (",

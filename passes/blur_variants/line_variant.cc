@@ -23,8 +23,13 @@ std::vector<std::pair<std::string, LineLayout>> Layouts(const BlurConfig& c) {
 
 }  // namespace
 
-uint32_t PublishedGroupSize(const gpu::DeviceCaps& caps) {
-  return std::min<uint32_t>({RGFX_LINE_GROUP_PUBLISHED, caps.max_workgroup_invocations,
+uint32_t PublishedGroupSize(const gpu::DeviceCaps& caps, uint32_t n) {
+  // Never more invocations than pixels (rounded to whole subgroups): the
+  // published size assumed lines of 1024+ pixels, and idle invocations in
+  // every workgroup of a 3-pixel line only add cost.
+  const uint32_t sub = std::max<uint32_t>(1, caps.subgroup_size);
+  const uint32_t line = (std::max<uint32_t>(n, 1) + sub - 1) / sub * sub;
+  return std::min<uint32_t>({RGFX_LINE_GROUP_PUBLISHED, line, caps.max_workgroup_invocations,
                              caps.max_workgroup_size[0]});
 }
 

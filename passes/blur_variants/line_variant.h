@@ -50,8 +50,9 @@ class LineBlurVariant : public BlurVariant {
   virtual uint32_t num_buffers() const { return 2; }
 };
 
-// Workgroup size of the published line variants (1024), capped by the device.
-uint32_t PublishedGroupSize(const gpu::DeviceCaps& caps);
+// Workgroup size of the published line variants (1024), capped by the device
+// and by the line length n.
+uint32_t PublishedGroupSize(const gpu::DeviceCaps& caps, uint32_t n);
 // Pixels of the working format that fit the device's workgroup shared memory
 // (RGBA16F is cached packed, 8 bytes; RGBA32F 16 bytes).
 uint32_t CachePixels(const BlurConfig& config);

@@ -14,7 +14,7 @@ class NaiveBlur final : public LineBlurVariant {
   std::string_view name() const override { return "naive"; }
   bool exact() const override { return true; }
   std::string Note() const override {
-    return "naive: one workgroup of 1024 invocations (or the device maximum) per line, taps "
+    return "naive: one workgroup of 1024 invocations (fewer for shorter lines or where the device allows fewer) per line, taps "
            "read from memory, exp() per tap; exact; no limit on line length or radius";
   }
 
@@ -26,7 +26,7 @@ class NaiveBlur final : public LineBlurVariant {
   absl::StatusOr<StepKernel> Kernel(const BlurConfig& config,
                                     const LineLayout& layout) const override {
     StepKernel k;
-    const uint32_t group = PublishedGroupSize(config.caps);
+    const uint32_t group = PublishedGroupSize(config.caps, layout.n);
     k.spec.values = {group};
     k.groups_x = layout.lines;
     k.details = absl::StrCat("workgroup ", group);
