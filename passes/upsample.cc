@@ -15,6 +15,7 @@ struct UpsamplePush {  // must match upsample.comp
   uint32_t filter;
   uint32_t border;
   uint32_t has_base;
+  float base_weight;
 };
 
 const std::vector<std::string>& Filters() {  // RGFX_UPSAMPLE_*
@@ -39,7 +40,11 @@ class UpsamplePass final : public graph::PassType {
     graph::ParamSpec filter{"filter", graph::ParamType::kEnum,
                             "bilinear (default), nearest or tent", std::string("bilinear")};
     filter.enum_values = Filters();
-    schema_.params = {factor, filter, BorderParamSpec()};
+    graph::ParamSpec base_weight{"base_weight", graph::ParamType::kFloat,
+                                 "base is added times this (default 1; 0: base only gives the "
+                                 "output size, e.g. to return to an odd size)",
+                                 1.0, 0, 65504};
+    schema_.params = {factor, filter, BorderParamSpec(), base_weight};
   }
   std::string_view name() const override { return "upsample"; }
   const graph::PassSchema& schema() const override { return schema_; }
@@ -76,7 +81,8 @@ class UpsamplePass final : public graph::PassType {
                             int32_t(ctx.params().Int("factor")),
                             EnumIndex(ctx.params(), "filter", Filters()),
                             EnumIndex(ctx.params(), "border", BorderModes()),
-                            has_base ? 1u : 0u};
+                            has_base ? 1u : 0u,
+                            static_cast<float>(ctx.params().Float("base_weight"))};
     const gpu::ShaderCode shader = WorkingShader(ctx.working_format(), "upsample", kUpsampleF16,
                                                  kUpsampleF32, 3, sizeof(push));
     // Without a base the shader ignores binding 1; bind the source there.

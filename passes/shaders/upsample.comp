@@ -5,7 +5,7 @@
 // blocks). nearest takes the pixel under it; bilinear interpolates; tent
 // averages nine bilinear samples one source pixel apart, weights 1 2 1 ⊗
 // 1 2 1 / 16 (the bloom up-chain filter). With a second input ("base") the
-// result is added to it: the output then has base's size.
+// result is added to it (times base_weight): the output then has base's size.
 #include "shader_interface.h"
 #include "working_format.glsl"
 #include "border.glsl"
@@ -23,6 +23,7 @@ layout(push_constant) uniform Push {
   uint filter_;  // RGFX_UPSAMPLE_*
   uint border;
   uint has_base;
+  float base_weight;  // base is added times this (0: base only sets the size)
 } pc;
 
 #include "sample2d.glsl"
@@ -46,6 +47,6 @@ void main() {
     }
   }
   uint i = uint(p.y) * uint(pc.dst_size.x) + uint(p.x);
-  if (pc.has_base != 0) value += LOAD_PIXEL(base, i);
+  if (pc.has_base != 0) value += pc.base_weight * LOAD_PIXEL(base, i);
   STORE_PIXEL(dst, i, value);
 }

@@ -81,7 +81,7 @@ ImageD DownsampleRef(const ImageD& in, int f, const std::string& filter, Border 
 }
 
 ImageD UpsampleRef(const ImageD& in, int f, const std::string& filter, Border border,
-                   const ImageD* base) {
+                   const ImageD* base, double base_weight) {
   ImageD out = base ? *base : Blank(in.width * f, in.height * f);
   for (int y = 0; y < out.height; ++y) {
     for (int x = 0; x < out.width; ++x) {
@@ -100,7 +100,7 @@ ImageD UpsampleRef(const ImageD& in, int f, const std::string& filter, Border bo
             }
           }
         }
-        out.at(x, y, c) = (base ? base->at(x, y, c) : 0.0) + v;
+        out.at(x, y, c) = (base ? base_weight * base->at(x, y, c) : 0.0) + v;
       }
     }
   }

@@ -16,7 +16,7 @@ double Bilinear(const ImageD& img, double x, double y, int c, Border border);
 ImageD DownsampleRef(const ImageD& in, int factor, const std::string& filter, Border border);
 // base: nullptr or the image the result is added to (its size is the output's).
 ImageD UpsampleRef(const ImageD& in, int factor, const std::string& filter, Border border,
-                   const ImageD* base);
+                   const ImageD* base, double base_weight = 1.0);
 ImageD ThresholdRef(const ImageD& in, double threshold, double knee);
 ImageD CompositeRef(const ImageD& a, const ImageD& b, const std::string& mode, double factor);
 ImageD DualFilterRef(const ImageD& in, int iterations, double offset, Border border);

@@ -141,6 +141,11 @@ TEST_F(EffectsTest, UpsampleWithAndWithoutBase) {
         ASSERT_TRUE(added.ok()) << added.status();
         ExpectNear(*added, testing::UpsampleRef(in, 2, filter, b, &base), working,
                    absl::StrCat("upsample+base ", w, "x", h, " ", filter, " ", border));
+        p.Set("base_weight", 0.25);
+        auto weighted = RunPass("upsample", p, {in, base}, working);
+        ASSERT_TRUE(weighted.ok()) << weighted.status();
+        ExpectNear(*weighted, testing::UpsampleRef(in, 2, filter, b, &base, 0.25), working,
+                   absl::StrCat("upsample+base/4 ", w, "x", h, " ", filter, " ", border));
       }
     }
   }
@@ -234,6 +239,40 @@ TEST_F(EffectsTest, RefusalsNameTheSizesAndParameters) {
   down.Set("factor", int64_t{4});
   auto tap13 = RunPass("downsample", down, {Noise(8, 8, 1, rng)}, PixelFormat::kRgba16F);
   EXPECT_EQ(tap13.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// examples/graphs/bloom.json through the graph API, on an odd size: every
+// up step returns to its level's size and the result is the photo's size.
+TEST_F(EffectsTest, BloomChainRunsOnOddSizes) {
+  std::mt19937 rng(7);
+  const int w = 75, h = 43;
+  graph::GraphDesc desc;
+  desc.inputs.push_back({"photo", {w, h}, PixelFormat::kRgba8});
+  auto add = [&](std::string name, std::string type, std::vector<std::string> in,
+                 std::string out, graph::Params p) {
+    desc.passes.push_back({name, type, in, {out}, p});
+  };
+  graph::Params down, up, blur, th, comp;
+  down.Set("filter", std::string("tap13"));
+  up.Set("filter", std::string("tent"));
+  blur.Set("radius", int64_t{16});
+  th.Set("knee", 0.5);
+  comp.Set("factor", 0.25);
+  add("bright", "threshold", {"photo"}, "bright", th);
+  add("down1", "downsample", {"bright"}, "half", down);
+  add("down2", "downsample", {"half"}, "quarter", down);
+  add("down3", "downsample", {"quarter"}, "eighth", down);
+  add("blur", "gaussian_blur", {"eighth"}, "eighth_soft", blur);
+  add("up3", "upsample", {"eighth_soft", "quarter"}, "quarter_glow", up);
+  add("up2", "upsample", {"quarter_glow", "half"}, "half_glow", up);
+  add("up1", "upsample", {"half_glow", "bright"}, "glow", up);
+  add("bloom", "composite", {"photo", "glow"}, "result", comp);
+  desc.outputs.push_back({"result", PixelFormat::kRgba8});
+  Bytes photo(w * h * 4);
+  for (auto& b : photo) b = std::byte(rng() & 0xff);
+  auto run = testing::RunGraph(desc, {photo});
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->outputs[0].size(), photo.size());
 }
 
 }  // namespace
