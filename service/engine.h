@@ -1,0 +1,91 @@
+// The GPU side of the server behind one seam: the Vulkan instance and device,
+// the pipeline cache, the pass registry, the compiled-graph cache and one
+// Executor per GPU worker. The service talks to the GPU only through this
+// class, so it can be tested alone (tests/service/engine_test.cc).
+//
+// A lost device (DESIGN.md §8): the run that sees it fails with UNAVAILABLE,
+// later runs fail with UNAVAILABLE at once, and the first worker to notice
+// rebuilds device, pipelines and executors once every run in flight has
+// returned; healthy() is false until then.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "gpu/caps.h"
+#include "gpu/device.h"
+#include "gpu/instance.h"
+#include "gpu/pipeline_cache.h"
+#include "graph/compile_cache.h"
+#include "graph/executor.h"
+#include "graph/registry.h"
+
+namespace rgfx::service {
+
+struct EngineOptions {
+  bool validation = false;
+  std::string device;               // --device: "" = automatic
+  std::string pipeline_cache_file;  // "" = none
+  int workers = 2;                  // executors, one per GPU worker thread
+  graph::CompileLimits limits;
+};
+
+class Engine {
+ public:
+  static absl::StatusOr<std::unique_ptr<Engine>> Create(const EngineOptions& options);
+  ~Engine();  // saves the pipeline cache file
+
+  const gpu::DeviceCaps& caps() const { return caps_; }
+  const graph::PassRegistry& registry() const { return registry_; }
+  const EngineOptions& options() const { return options_; }
+  int workers() const { return options_.workers; }
+  bool validation_enabled() const { return validation_enabled_; }
+  bool healthy() const { return !lost_.load(); }
+  std::string Describe() const;
+
+  // Thread-safe: compiles or returns the cached compiled graph.
+  absl::StatusOr<std::shared_ptr<const graph::CompiledGraph>> Compile(const graph::GraphDesc& desc,
+                                                                      bool* cache_hit);
+
+  // Runs `graph` on worker `worker`'s executor (0 <= worker < workers(); one
+  // thread per worker at a time).
+  absl::StatusOr<graph::RunResult> Run(int worker, const graph::CompiledGraph& graph,
+                                       const graph::FillInputFn& fill,
+                                       const graph::ConsumeOutputFn& consume);
+
+  // Validation messages since the last call (tests fail on any).
+  std::vector<std::string> TakeValidationMessages();
+
+  // Called (from a worker thread) when health changes.
+  void set_health_listener(std::function<void(bool healthy)> listener) {
+    health_listener_ = std::move(listener);
+  }
+
+ private:
+  explicit Engine(const EngineOptions& options);
+  absl::Status CreateDevice();  // device, pipelines, executors, then WarmUp()
+  absl::Status WarmUp();
+  void Recover();
+
+  const EngineOptions options_;
+  std::unique_ptr<gpu::Instance> instance_;
+  graph::PassRegistry registry_;
+  gpu::DeviceCaps caps_;
+  bool validation_enabled_ = false;
+  std::unique_ptr<graph::CompileCache> cache_;
+
+  // Runs hold it shared; recovery holds it exclusively.
+  absl::Mutex device_mu_;
+  std::unique_ptr<gpu::Device> device_;
+  std::unique_ptr<gpu::PipelineCache> pipelines_;
+  std::vector<std::unique_ptr<graph::Executor>> executors_;
+  std::atomic<bool> lost_{false};
+  std::function<void(bool)> health_listener_;
+};
+
+}  // namespace rgfx::service

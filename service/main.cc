@@ -1,0 +1,108 @@
+// rgfx-server: flags, engine setup, serve until SIGTERM/SIGINT, drain, exit 0.
+#include <signal.h>
+
+#include <cstdlib>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "graph/image_format.h"
+#include "service/log.h"
+#include "service/server.h"
+
+ABSL_FLAG(std::string, listen, "0.0.0.0:50051", "address:port to serve on (port 0: any free port)");
+ABSL_FLAG(std::string, device, "",
+          "Vulkan device: index or name substring; empty = first discrete GPU, else "
+          "integrated, else the CPU device (lavapipe)");
+ABSL_FLAG(std::string, working_format, "RGBA16F",
+          "default internal precision: RGBA16F or RGBA32F (requests may override)");
+ABSL_FLAG(uint64_t, max_pixels, 64ull << 20, "most pixels (width*height) per image and resource");
+ABSL_FLAG(uint64_t, max_message_bytes, 256ull << 20, "largest gRPC message accepted or sent, bytes");
+ABSL_FLAG(int, max_passes, 64, "most passes per graph");
+ABSL_FLAG(int, max_queued, 64, "requests waiting for a slot; beyond: RESOURCE_EXHAUSTED");
+ABSL_FLAG(int, max_in_flight, 8, "requests processed at once (bounds memory)");
+ABSL_FLAG(int, workers, 2, "GPU workers (executors with their own transient memory)");
+ABSL_FLAG(int, cpu_threads, 0, "decode/encode threads; 0 = one per core");
+ABSL_FLAG(bool, validation, false, "Vulkan validation layer (with synchronization validation)");
+ABSL_FLAG(std::string, log_format, "text", "text or json (one object per line)");
+ABSL_FLAG(std::string, pipeline_cache, "", "file to load the Vulkan pipeline cache from and save it to");
+ABSL_FLAG(int, grace_seconds, 10, "on SIGTERM/SIGINT: how long work in flight may finish");
+
+namespace {
+
+using rgfx::service::Field;
+using rgfx::service::ServerLog;
+
+int Fail(const std::string& message) {
+  ServerLog().Error(message);
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("rgfx-server: GPU post-processing over gRPC (rgfx.v1.PostProcess)");
+  absl::ParseCommandLine(argc, argv);
+
+  const std::string log_format = absl::GetFlag(FLAGS_log_format);
+  if (log_format != "text" && log_format != "json") return Fail("--log_format must be text or json");
+  ServerLog().set_format(log_format == "json" ? rgfx::service::LogFormat::kJson
+                                              : rgfx::service::LogFormat::kText);
+
+  // Signals are taken by sigwait below: block them before any thread starts
+  // so every thread inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  rgfx::service::ServerOptions options;
+  options.listen_address = absl::GetFlag(FLAGS_listen);
+  options.engine.validation = absl::GetFlag(FLAGS_validation);
+  options.engine.device = absl::GetFlag(FLAGS_device);
+  options.engine.pipeline_cache_file = absl::GetFlag(FLAGS_pipeline_cache);
+  options.engine.workers = absl::GetFlag(FLAGS_workers);
+  const std::optional<rgfx::graph::PixelFormat> working =
+      rgfx::graph::ParsePixelFormat(absl::GetFlag(FLAGS_working_format));
+  if (!working || !rgfx::graph::IsWorkingFormat(*working)) {
+    return Fail("--working_format must be RGBA16F or RGBA32F");
+  }
+  options.config.limits.default_working_format = *working;
+  options.config.limits.max_pixels = absl::GetFlag(FLAGS_max_pixels);
+  options.config.limits.max_passes = absl::GetFlag(FLAGS_max_passes);
+  options.config.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  options.config.max_queued = absl::GetFlag(FLAGS_max_queued);
+  options.config.max_in_flight = absl::GetFlag(FLAGS_max_in_flight);
+  options.engine.limits.max_pixels = options.config.limits.max_pixels;
+  options.engine.limits.max_passes = options.config.limits.max_passes;
+  options.cpu_threads = absl::GetFlag(FLAGS_cpu_threads);
+  if (options.engine.workers < 1 || options.config.max_in_flight < 1 ||
+      options.config.max_queued < 0 || options.config.limits.max_passes < 1 ||
+      options.config.limits.max_pixels < 1) {
+    return Fail("--workers, --max_in_flight, --max_passes and --max_pixels must be >= 1, "
+                "--max_queued >= 0");
+  }
+
+  absl::StatusOr<std::unique_ptr<rgfx::service::Server>> server =
+      rgfx::service::Server::Start(options);
+  if (!server.ok()) return Fail(absl::StrCat("cannot start: ", server.status().ToString()));
+  ServerLog().Info("serving", {Field("address", options.listen_address),
+                               Field("port", int64_t{(*server)->port()}),
+                               Field("device", (*server)->engine().Describe()),
+                               Field("workers", int64_t{options.engine.workers}),
+                               Field("validation", (*server)->engine().validation_enabled()
+                                                       ? "on" : "off")});
+
+  int signal = 0;
+  sigwait(&signals, &signal);
+  const absl::Duration grace = absl::Seconds(absl::GetFlag(FLAGS_grace_seconds));
+  ServerLog().Info("draining", {Field("signal", int64_t{signal}),
+                                Field("grace_s", int64_t{absl::GetFlag(FLAGS_grace_seconds)})});
+  (*server)->Shutdown(grace);
+  server->reset();
+  ServerLog().Info("stopped");
+  return 0;
+}

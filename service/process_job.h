@@ -1,0 +1,69 @@
+// One Process request as a scheduler Job: translate, compile and decode on
+// the CPU pool; upload, run and download on a GPU worker; encode and fill the
+// response on the CPU pool; then one log line and the caller's callback.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "rgfx/v1/post_process.pb.h"
+#include "service/engine.h"
+#include "service/scheduler.h"
+#include "service/translate.h"
+
+namespace rgfx::service {
+
+struct ServiceConfig {
+  RequestLimits limits;
+  uint64_t max_message_bytes = 64ull << 20;
+  int max_in_flight = 8;
+  int max_queued = 32;
+};
+
+class ProcessJob final : public Job {
+ public:
+  // `request` and `response` outlive the job (the RPC owns them). `alive`
+  // says whether the client still waits (not cancelled); `done` is called
+  // once with the outcome, after the response is filled.
+  ProcessJob(Engine& engine, const ServiceConfig& config, const v1::ProcessRequest& request,
+             v1::ProcessResponse& response, absl::Time deadline, std::function<bool()> cancelled,
+             std::function<void(const absl::Status&)> done);
+
+  absl::Status CheckAlive() override;
+  absl::Status Prepare() override;
+  absl::Status RunGpu(int worker) override;
+  absl::Status Finish() override;
+  void Done(const absl::Status& status) override;
+
+  const std::string& id() const { return id_; }
+
+ private:
+  Engine& engine_;
+  const ServiceConfig& config_;
+  const v1::ProcessRequest& request_;
+  v1::ProcessResponse& response_;
+  const absl::Time deadline_;
+  std::function<bool()> cancelled_;
+  std::function<void(const absl::Status&)> done_;
+  const absl::Time arrival_;
+  std::string id_;
+
+  TranslatedRequest translated_;
+  std::string graph_hash_;
+  bool cache_hit_ = false;
+  std::shared_ptr<const graph::CompiledGraph> compiled_;
+  // Decoded PNG pixels (raw inputs are uploaded straight from the request).
+  std::vector<std::vector<std::byte>> decoded_;
+  // Downloaded pixels of PNG outputs (raw outputs go straight into the response).
+  std::vector<std::vector<std::byte>> downloaded_;
+  graph::RunResult run_;
+  int64_t decode_ns_ = 0, compile_ns_ = 0, encode_ns_ = 0, gpu_stage_ns_ = 0;
+};
+
+// A request id for requests that came without one.
+std::string NewRequestId();
+
+}  // namespace rgfx::service

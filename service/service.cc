@@ -1,0 +1,204 @@
+#include "service/service.h"
+
+#include <atomic>
+#include <deque>
+
+#include "absl/time/clock.h"
+#include "service/catalog.h"
+#include "service/log.h"
+#include "service/status_map.h"
+
+namespace rgfx::service {
+namespace {
+
+class ProcessReactor final : public grpc::ServerUnaryReactor {
+ public:
+  void OnCancel() override { cancelled_.store(true); }
+  void OnDone() override { delete this; }
+  bool cancelled() const { return cancelled_.load(); }
+
+ private:
+  std::atomic<bool> cancelled_{false};
+};
+
+// Requests of one stream, each answered when it is done. At most kWindow are
+// processed at once per stream: the next message is read only when one
+// finishes, so a fast writer is slowed by gRPC flow control rather than
+// filling the server's queue. gRPC calls (StartRead/StartWrite/Finish) are
+// made outside the mutex.
+class StreamReactor final : public grpc::ServerBidiReactor<v1::ProcessRequest, v1::ProcessResponse> {
+ public:
+  static constexpr int kWindow = 4;
+
+  StreamReactor(PostProcessService& service, grpc::CallbackServerContext& context)
+      : service_(service), deadline_(DeadlineOf(context)) {
+    Step();
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      absl::MutexLock lock(&mu_);
+      reading_ = false;
+      reads_done_ = true;
+    } else {
+      auto* slot = new Slot{std::move(incoming_), {}};
+      incoming_.Clear();
+      {
+        absl::MutexLock lock(&mu_);
+        reading_ = false;
+        ++jobs_;
+      }
+      service_.Submit(
+          slot->request, slot->response, deadline_, [this] { return cancelled_.load(); },
+          [this, slot](const absl::Status& status) { OnJobDone(slot, status); });
+    }
+    Step();
+  }
+
+  void OnWriteDone(bool ok) override {
+    {
+      absl::MutexLock lock(&mu_);
+      writing_ = false;
+      writes_.pop_front();
+      if (!ok) {  // the client is gone: drop what is left
+        broken_ = true;
+        writes_.clear();
+      }
+    }
+    Step();
+  }
+
+  void OnCancel() override { cancelled_.store(true); }
+  void OnDone() override { delete this; }
+
+ private:
+  struct Slot {
+    v1::ProcessRequest request;
+    v1::ProcessResponse response;
+  };
+
+  void OnJobDone(Slot* slot, const absl::Status& status) {
+    std::unique_ptr<Slot> owned(slot);
+    if (!status.ok()) {
+      // A failed request does not end the stream: it is answered in-band.
+      v1::ProcessResponse error;
+      error.set_id(slot->response.id());
+      error.mutable_error()->set_code(static_cast<int>(status.code()));
+      error.mutable_error()->set_message(std::string(status.message()));
+      slot->response = std::move(error);
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      --jobs_;
+      if (!broken_) writes_.push_back(std::move(owned));
+    }
+    Step();
+  }
+
+  void Step() {
+    const v1::ProcessResponse* write = nullptr;
+    bool read = false, finish = false;
+    {
+      absl::MutexLock lock(&mu_);
+      if (finishing_) return;
+      if (!writing_ && !writes_.empty()) {
+        writing_ = true;
+        write = &writes_.front()->response;
+      }
+      if (!reading_ && !reads_done_ && !broken_ && jobs_ < kWindow) {
+        reading_ = true;
+        read = true;
+      }
+      if ((reads_done_ || broken_) && !reading_ && jobs_ == 0 && !writing_ && writes_.empty()) {
+        finishing_ = true;
+        finish = true;
+      }
+    }
+    if (write != nullptr) StartWrite(write);
+    if (read) StartRead(&incoming_);
+    if (finish) {
+      Finish(cancelled_.load() ? grpc::Status(grpc::StatusCode::CANCELLED, "stream cancelled")
+                               : grpc::Status::OK);
+    }
+  }
+
+  PostProcessService& service_;
+  const absl::Time deadline_;
+  std::atomic<bool> cancelled_{false};
+  v1::ProcessRequest incoming_;  // one read at a time
+  absl::Mutex mu_;
+  bool reading_ ABSL_GUARDED_BY(mu_) = false;
+  bool reads_done_ ABSL_GUARDED_BY(mu_) = false;
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool broken_ ABSL_GUARDED_BY(mu_) = false;
+  bool finishing_ ABSL_GUARDED_BY(mu_) = false;
+  int jobs_ ABSL_GUARDED_BY(mu_) = 0;
+  std::deque<std::unique_ptr<Slot>> writes_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace
+
+absl::Time DeadlineOf(const grpc::CallbackServerContext& context) {
+  const auto deadline = context.deadline();
+  const auto now = std::chrono::system_clock::now();
+  // gRPC reports "no deadline" as the largest time_point: avoid overflow.
+  if (deadline > now + std::chrono::hours(24 * 365)) return absl::InfiniteFuture();
+  return absl::Now() + absl::FromChrono(deadline - now);
+}
+
+PostProcessService::PostProcessService(Engine& engine, Scheduler& scheduler,
+                                       const ServiceConfig& config)
+    : engine_(engine),
+      scheduler_(scheduler),
+      config_(config),
+      catalog_(BuildCatalog(engine.registry())) {}
+
+void PostProcessService::Submit(const v1::ProcessRequest& request, v1::ProcessResponse& response,
+                                absl::Time deadline, std::function<bool()> cancelled,
+                                std::function<void(const absl::Status&)> done) {
+  auto job = std::make_unique<ProcessJob>(engine_, config_, request, response, deadline,
+                                          std::move(cancelled), done);
+  const std::string id = job->id();
+  if (absl::Status s = scheduler_.Submit(std::move(job)); !s.ok()) {
+    ServerLog().Info("request refused", {Field("id", id),
+                                         Field("status", absl::StatusCodeToString(s.code())),
+                                         Field("error", std::string(s.message()))});
+    response.set_id(id);
+    done(s);
+  }
+}
+
+grpc::ServerUnaryReactor* PostProcessService::Process(grpc::CallbackServerContext* context,
+                                                      const v1::ProcessRequest* request,
+                                                      v1::ProcessResponse* response) {
+  auto* reactor = new ProcessReactor();
+  Submit(
+      *request, *response, DeadlineOf(*context), [reactor] { return reactor->cancelled(); },
+      [reactor](const absl::Status& status) { reactor->Finish(ToGrpcStatus(status)); });
+  return reactor;
+}
+
+grpc::ServerBidiReactor<v1::ProcessRequest, v1::ProcessResponse>* PostProcessService::ProcessStream(
+    grpc::CallbackServerContext* context) {
+  return new StreamReactor(*this, *context);
+}
+
+grpc::ServerUnaryReactor* PostProcessService::ListPasses(grpc::CallbackServerContext* context,
+                                                         const v1::ListPassesRequest*,
+                                                         v1::ListPassesResponse* response) {
+  *response = catalog_;
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* PostProcessService::GetDeviceInfo(grpc::CallbackServerContext* context,
+                                                            const v1::GetDeviceInfoRequest*,
+                                                            v1::DeviceInfo* response) {
+  *response = BuildDeviceInfo(engine_, config_, engine_.workers());
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+}  // namespace rgfx::service

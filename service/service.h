@@ -1,0 +1,45 @@
+// The rgfx.v1.PostProcess gRPC service: a `final` callback service whose
+// methods validate, hand the work to the scheduler and Finish once.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include "rgfx/v1/post_process.grpc.pb.h"
+#include "service/engine.h"
+#include "service/process_job.h"
+#include "service/scheduler.h"
+
+namespace rgfx::service {
+
+class PostProcessService final : public v1::PostProcess::CallbackService {
+ public:
+  PostProcessService(Engine& engine, Scheduler& scheduler, const ServiceConfig& config);
+
+  grpc::ServerUnaryReactor* Process(grpc::CallbackServerContext* context,
+                                    const v1::ProcessRequest* request,
+                                    v1::ProcessResponse* response) override;
+  grpc::ServerBidiReactor<v1::ProcessRequest, v1::ProcessResponse>* ProcessStream(
+      grpc::CallbackServerContext* context) override;
+  grpc::ServerUnaryReactor* ListPasses(grpc::CallbackServerContext* context,
+                                       const v1::ListPassesRequest* request,
+                                       v1::ListPassesResponse* response) override;
+  grpc::ServerUnaryReactor* GetDeviceInfo(grpc::CallbackServerContext* context,
+                                          const v1::GetDeviceInfoRequest* request,
+                                          v1::DeviceInfo* response) override;
+
+  // Submits one request; `done` is called exactly once (also when refused).
+  void Submit(const v1::ProcessRequest& request, v1::ProcessResponse& response,
+              absl::Time deadline, std::function<bool()> cancelled,
+              std::function<void(const absl::Status&)> done);
+
+ private:
+  Engine& engine_;
+  Scheduler& scheduler_;
+  const ServiceConfig config_;
+  const v1::ListPassesResponse catalog_;
+};
+
+// The client's deadline as absl::Time (gRPC's "none" is far in the future).
+absl::Time DeadlineOf(const grpc::CallbackServerContext& context);
+
+}  // namespace rgfx::service
