@@ -1,0 +1,268 @@
+// rgfx: the command-line client of rgfx-server.
+//
+//   rgfx process --server ADDR --graph FILE.json [--set pass.param=value]... IN.png... -o OUT
+//   rgfx passes | info | health [--server ADDR] [--json]
+//
+// Input images are named after their file's stem, or NAME=PATH; a single
+// image for a graph that reads a single outside resource takes its name.
+#include <grpcpp/grpcpp.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <google/protobuf/util/json_util.h>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "client/graph_file.h"
+#include "rgfx/v1/post_process.grpc.pb.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+
+ABSL_FLAG(std::string, server, "localhost:50051", "rgfx-server address");
+ABSL_FLAG(std::string, graph, "", "graph file (protobuf JSON of rgfx.v1.Graph)");
+ABSL_FLAG(std::vector<std::string>, set, {}, "pass.param=value overrides, comma-separated");
+ABSL_FLAG(std::string, o, "", "output file (one output) or directory");
+ABSL_FLAG(bool, json, false, "print the response metadata (or catalog/info) as JSON");
+ABSL_FLAG(std::string, output_encoding, "", "PNG, RGBA8, RGBA16, RGBA16F or RGBA32F (default: like the input)");
+ABSL_FLAG(int, png_level, -1, "PNG compression level 0-9 (default: the server's, 1)");
+ABSL_FLAG(std::string, working_format, "", "RGBA16F or RGBA32F (default: the server's)");
+ABSL_FLAG(double, timeout, 120, "deadline in seconds");
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace rgfx;
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "rgfx: %s\n", message.c_str());
+  return 1;
+}
+
+int Fail(const grpc::Status& status) {
+  return Fail(absl::StrCat("error ", status.error_code(), ": ", status.error_message()));
+}
+
+std::unique_ptr<grpc::ClientContext> Context() {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() +
+                        std::chrono::milliseconds(int64_t(absl::GetFlag(FLAGS_timeout) * 1000)));
+  return context;
+}
+
+std::shared_ptr<grpc::Channel> Channel() {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(-1);
+  args.SetMaxSendMessageSize(-1);
+  return grpc::CreateCustomChannel(absl::GetFlag(FLAGS_server), grpc::InsecureChannelCredentials(),
+                                   args);
+}
+
+std::string ToJson(const google::protobuf::Message& message) {
+  std::string out;
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.preserve_proto_field_names = true;
+  (void)google::protobuf::util::MessageToJsonString(message, &out, options);
+  return out;
+}
+
+bool ReadFile(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  out = buffer.str();
+  return true;
+}
+
+std::string Ms(int64_t ns) { return absl::StrFormat("%.3f", ns / 1e6); }
+
+void PrintTable(const v1::ProcessResponse& r) {
+  std::printf("%-24s %-16s %-12s %12s\n", "pass", "type", "variant", "GPU ms");
+  for (const v1::PassTiming& p : r.passes()) {
+    std::printf("%-24s %-16s %-12s %12s\n", p.pass().c_str(), p.type().c_str(),
+                p.variant().c_str(), p.has_gpu_ns() ? Ms(p.gpu_ns()).c_str() : "n/a");
+    for (const v1::StepTiming& s : p.steps()) {
+      if (p.steps_size() > 1) {
+        std::printf("  %-22s %-16s %-12s %12s\n", s.label().c_str(), "", "",
+                    s.has_gpu_ns() ? Ms(s.gpu_ns()).c_str() : "n/a");
+      }
+    }
+  }
+  const v1::StageTimings& t = r.stages();
+  std::printf("\nstages (ms): queue %s  decode %s  compile %s  upload %s  submit %s  gpu %s  "
+              "download %s  encode %s  total %s\n",
+              Ms(t.queue_ns()).c_str(), Ms(t.decode_ns()).c_str(), Ms(t.compile_ns()).c_str(),
+              Ms(t.upload_ns()).c_str(), Ms(t.submit_ns()).c_str(),
+              t.has_gpu_ns() ? Ms(t.gpu_ns()).c_str() : "n/a", Ms(t.download_ns()).c_str(),
+              Ms(t.encode_ns()).c_str(), Ms(t.total_ns()).c_str());
+  const v1::GraphStats& g = r.stats();
+  std::string culled;
+  for (const std::string& name : g.culled()) absl::StrAppend(&culled, culled.empty() ? " (" : ", ", name);
+  if (!culled.empty()) culled += ")";
+  std::printf("graph %s: %d passes run, %d culled%s, %d barriers, %d transient buffers, "
+              "%.2f MB (%.2f MB without aliasing)%s\n",
+              r.graph_hash().c_str(), g.passes_run(), g.passes_culled(), culled.c_str(),
+              g.barriers(), g.transient_buffers(), g.transient_bytes() / 1e6,
+              g.transient_bytes_unaliased() / 1e6, g.cache_hit() ? ", cached" : "");
+  std::printf("device: %s\n", r.device().c_str());
+}
+
+std::string Extension(v1::ImageEncoding encoding) {
+  switch (encoding) {
+    case v1::IMAGE_ENCODING_PNG: return ".png";
+    case v1::IMAGE_ENCODING_RGBA8: return ".rgba8";
+    case v1::IMAGE_ENCODING_RGBA16: return ".rgba16";
+    case v1::IMAGE_ENCODING_RGBA16F: return ".rgba16f";
+    case v1::IMAGE_ENCODING_RGBA32F: return ".rgba32f";
+    default: return ".bin";
+  }
+}
+
+int Process(const std::vector<std::string>& files) {
+  if (absl::GetFlag(FLAGS_graph).empty()) return Fail("process needs --graph FILE.json");
+  if (files.empty()) return Fail("process needs at least one input image");
+  absl::StatusOr<v1::Graph> graph = client::LoadGraphFile(absl::GetFlag(FLAGS_graph));
+  if (!graph.ok()) return Fail(graph.status().ToString());
+  for (const std::string& set : absl::GetFlag(FLAGS_set)) {
+    if (absl::Status s = client::ApplySet(*graph, set); !s.ok()) return Fail(s.ToString());
+  }
+  v1::ProcessRequest request;
+  *request.mutable_graph() = *graph;
+  const std::vector<std::string> external = client::ExternalInputs(*graph);
+  for (const std::string& arg : files) {
+    v1::Image& image = *request.add_inputs();
+    std::string path = arg;
+    const size_t eq = arg.find('=');
+    if (eq != std::string::npos) {
+      image.set_name(arg.substr(0, eq));
+      path = arg.substr(eq + 1);
+    } else if (files.size() == 1 && external.size() == 1) {
+      image.set_name(external[0]);
+    } else {
+      image.set_name(fs::path(arg).stem().string());
+    }
+    if (!ReadFile(path, *image.mutable_data())) return Fail(absl::StrCat("cannot read ", path));
+    image.set_encoding(v1::IMAGE_ENCODING_PNG);
+  }
+  v1::Options& options = *request.mutable_options();
+  if (const std::string e = absl::GetFlag(FLAGS_output_encoding); !e.empty()) {
+    v1::ImageEncoding encoding;
+    if (!v1::ImageEncoding_Parse(absl::StrCat("IMAGE_ENCODING_", e), &encoding)) {
+      return Fail(absl::StrCat("--output_encoding ", e, ": unknown"));
+    }
+    options.set_output_encoding(encoding);
+  }
+  if (absl::GetFlag(FLAGS_png_level) >= 0) options.set_png_compression_level(absl::GetFlag(FLAGS_png_level));
+  if (const std::string w = absl::GetFlag(FLAGS_working_format); !w.empty()) {
+    v1::WorkingFormat format;
+    if (!v1::WorkingFormat_Parse(absl::StrCat("WORKING_FORMAT_", w), &format)) {
+      return Fail(absl::StrCat("--working_format ", w, ": unknown"));
+    }
+    options.set_working_format(format);
+  }
+
+  auto stub = v1::PostProcess::NewStub(Channel());
+  v1::ProcessResponse response;
+  auto context = Context();
+  grpc::Status status = stub->Process(context.get(), request, &response);
+  if (!status.ok()) return Fail(status);
+
+  const std::string out = absl::GetFlag(FLAGS_o);
+  const bool to_file = response.outputs_size() == 1 && !out.empty() && !fs::is_directory(out) &&
+                       fs::path(out).has_extension();
+  if (!out.empty() && !to_file) fs::create_directories(out);
+  for (v1::Image& image : *response.mutable_outputs()) {
+    if (out.empty()) break;
+    const std::string path =
+        to_file ? out : (fs::path(out) / (image.name() + Extension(image.encoding()))).string();
+    std::ofstream file(path, std::ios::binary);
+    file.write(image.data().data(), static_cast<std::streamsize>(image.data().size()));
+    if (!file) return Fail(absl::StrCat("cannot write ", path));
+    if (!absl::GetFlag(FLAGS_json)) {
+      std::printf("wrote %s (%ux%u, %zu bytes)\n", path.c_str(), image.width(), image.height(),
+                  image.data().size());
+    }
+    image.clear_data();  // metadata only from here on
+  }
+  if (absl::GetFlag(FLAGS_json)) {
+    for (v1::Image& image : *response.mutable_outputs()) image.clear_data();
+    std::printf("%s\n", ToJson(response).c_str());
+  } else {
+    PrintTable(response);
+  }
+  return 0;
+}
+
+int Passes() {
+  auto stub = v1::PostProcess::NewStub(Channel());
+  v1::ListPassesResponse response;
+  auto context = Context();
+  grpc::Status status = stub->ListPasses(context.get(), {}, &response);
+  if (!status.ok()) return Fail(status);
+  if (absl::GetFlag(FLAGS_json)) {
+    std::printf("%s\n", ToJson(response).c_str());
+    return 0;
+  }
+  for (const v1::PassInfo& pass : response.passes()) {
+    std::printf("%s — %s\n", pass.name().c_str(), pass.doc().c_str());
+    for (const v1::ParamInfo& p : pass.params()) {
+      std::string range;
+      if (p.type() == "int" || p.type() == "float") range = absl::StrCat(" [", p.min(), ", ", p.max(), "]");
+      for (int i = 0; i < p.enum_values_size(); ++i) {
+        absl::StrAppend(&range, i ? "|" : " {", p.enum_values(i), i + 1 == p.enum_values_size() ? "}" : "");
+      }
+      std::printf("  %-12s %-6s default %-8s%s  %s\n", p.name().c_str(), p.type().c_str(),
+                  p.default_value().empty() ? "(derived)" : p.default_value().c_str(),
+                  range.c_str(), p.doc().c_str());
+    }
+    for (const std::string& note : pass.notes()) std::printf("  note: %s\n", note.c_str());
+  }
+  return 0;
+}
+
+int Info() {
+  auto stub = v1::PostProcess::NewStub(Channel());
+  v1::DeviceInfo info;
+  auto context = Context();
+  grpc::Status status = stub->GetDeviceInfo(context.get(), {}, &info);
+  if (!status.ok()) return Fail(status);
+  std::printf("%s\n", ToJson(info).c_str());
+  return 0;
+}
+
+int Health() {
+  auto stub = grpc::health::v1::Health::NewStub(Channel());
+  grpc::health::v1::HealthCheckRequest request;
+  request.set_service("rgfx.v1.PostProcess");
+  grpc::health::v1::HealthCheckResponse response;
+  auto context = Context();
+  grpc::Status status = stub->Check(context.get(), request, &response);
+  if (!status.ok()) return Fail(status);
+  const bool serving = response.status() == grpc::health::v1::HealthCheckResponse::SERVING;
+  std::printf("%s\n", grpc::health::v1::HealthCheckResponse::ServingStatus_Name(response.status()).c_str());
+  return serving ? 0 : 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "rgfx process --server ADDR --graph FILE.json [--set pass.param=value] IN.png... -o OUT\n"
+      "rgfx passes | info | health [--server ADDR] [--json]");
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  if (args.size() < 2) return Fail("usage: rgfx process|passes|info|health ... (--help)");
+  const std::string command = args[1];
+  std::vector<std::string> rest(args.begin() + 2, args.end());
+  if (command == "process") return Process(rest);
+  if (command == "passes") return Passes();
+  if (command == "info") return Info();
+  if (command == "health") return Health();
+  return Fail(absl::StrCat("unknown command '", command, "'"));
+}
