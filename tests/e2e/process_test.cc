@@ -1,0 +1,209 @@
+// End to end: PNG round trips, the example graphs, the catalog, health and
+// streams against a real server.
+#include <png.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "graph/registry.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "service/png_codec.h"
+#include "tests/e2e/server_fixture.h"
+#include "tests/service/png_test_util.h"
+
+namespace rgfx::testing {
+namespace {
+
+constexpr char kCopyGraph[] = R"({
+  "passes": [{"name": "id", "inputs": ["image"], "outputs": ["out"], "copy": {}}],
+  "outputs": ["out"]})";
+
+std::vector<std::byte> DecodeOrDie(const std::string& png) {
+  const auto bytes = std::as_bytes(std::span<const char>(png.data(), png.size()));
+  absl::StatusOr<service::PngInfo> info = service::ReadPngHeader("out", bytes, 1 << 26);
+  EXPECT_TRUE(info.ok()) << info.status();
+  if (!info.ok()) return {};
+  std::vector<std::byte> pixels(info->decoded_bytes);
+  EXPECT_TRUE(service::DecodePngInto("out", bytes, *info, pixels).ok());
+  return pixels;
+}
+
+class PngRoundTrip : public ServerTest, public ::testing::WithParamInterface<PngSpec> {};
+
+TEST_P(PngRoundTrip, CopyGraphReturnsTheDecodedPixels) {
+  const TestPng png = MakeTestPng(GetParam());
+  v1::ProcessRequest request = RequestFromJson(kCopyGraph, png.file);
+  // Linear + premultiplied: the server converts formats only, so the result
+  // must equal what libpng decodes, bit for bit, at either depth.
+  request.mutable_inputs(0)->set_color_space(v1::COLOR_SPACE_LINEAR);
+  request.mutable_inputs(0)->set_alpha_mode(v1::ALPHA_MODE_PREMULTIPLIED);
+  request.mutable_options()->set_working_format(v1::WORKING_FORMAT_RGBA32F);
+  v1::ProcessResponse response;
+  grpc::Status status = Process(request, response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(response.outputs_size(), 1);
+  const v1::Image& out = response.outputs(0);
+  EXPECT_EQ(out.name(), "out");
+  EXPECT_EQ(out.encoding(), v1::IMAGE_ENCODING_PNG);
+  EXPECT_EQ(out.width(), GetParam().width);
+  EXPECT_EQ(out.height(), GetParam().height);
+  EXPECT_EQ(DecodeOrDie(out.data()), png.expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryColorTypeAndDepth, PngRoundTrip, ::testing::ValuesIn(AllPngKinds()),
+                         [](const auto& info) { return PngSpecName(info.param); });
+
+TEST_F(ServerTest, SrgbStraightRoundTripIsWithinOneStep) {
+  // The defaults: sRGB decoded to linear, premultiplied, in half floats.
+  const std::string png = SamplePng(37, 23, 7);
+  v1::ProcessResponse response;
+  grpc::Status status = Process(RequestFromJson(kCopyGraph, png), response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  const std::vector<std::byte> in = DecodeOrDie(png);
+  const std::vector<std::byte> out = DecodeOrDie(response.outputs(0).data());
+  ASSERT_EQ(in.size(), out.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    ASSERT_LE(std::abs(int(in[i]) - int(out[i])), 1) << "byte " << i;
+  }
+}
+
+TEST_F(ServerTest, RawInputsAndOutputs) {
+  v1::ProcessRequest request;
+  google::protobuf::util::JsonStringToMessage(kCopyGraph, request.mutable_graph());
+  v1::Image& image = *request.add_inputs();
+  image.set_name("image");
+  image.set_encoding(v1::IMAGE_ENCODING_RGBA8);
+  image.set_width(5);
+  image.set_height(3);
+  std::string data(5 * 3 * 4, '\0');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 13);
+  image.set_data(data);
+  image.set_color_space(v1::COLOR_SPACE_LINEAR);
+  image.set_alpha_mode(v1::ALPHA_MODE_PREMULTIPLIED);
+  request.mutable_options()->set_working_format(v1::WORKING_FORMAT_RGBA32F);
+  v1::ProcessResponse response;
+  ASSERT_TRUE(Process(request, response).ok());
+  EXPECT_EQ(response.outputs(0).encoding(), v1::IMAGE_ENCODING_RGBA8);
+  EXPECT_EQ(response.outputs(0).data(), data);
+}
+
+class ExampleGraph : public ServerTest, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(ExampleGraph, Runs) {
+  v1::ProcessRequest request = RequestFromJson(ReadExampleGraph(GetParam()), SamplePng(67, 45, 3));
+  // Examples name their input "image" or "photo".
+  for (const v1::Pass& pass : request.graph().passes()) {
+    for (const std::string& in : pass.inputs()) {
+      if (in == "photo") request.mutable_inputs(0)->set_name("photo");
+    }
+  }
+  v1::ProcessResponse response;
+  grpc::Status status = Process(request, response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(response.outputs_size(), request.graph().outputs_size());
+  for (const v1::Image& out : response.outputs()) {
+    EXPECT_EQ(out.width(), 67u);
+    EXPECT_EQ(out.height(), 45u);
+    EXPECT_FALSE(DecodeOrDie(out.data()).empty());
+  }
+  EXPECT_EQ(response.stats().passes_run() + response.stats().passes_culled(),
+            request.graph().passes_size());
+  EXPECT_FALSE(response.passes().empty());
+  EXPECT_FALSE(response.device().empty());
+  EXPECT_EQ(response.graph_hash().size(), 16u);
+  EXPECT_GT(response.stages().total_ns(), 0);
+  if (std::string(GetParam()) == "unused-branch.json") {
+    EXPECT_EQ(response.stats().passes_culled(), 2);
+    EXPECT_THAT(response.stats().culled(), ::testing::UnorderedElementsAre("preview", "preview_copy"));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, ExampleGraph,
+                         ::testing::Values("blur.json", "blur-chain.json", "unused-branch.json",
+                                           "downsample-blur-upsample.json", "bloom.json"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           name = name.substr(0, name.find('.'));
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+TEST_F(ServerTest, ListPassesIsTheRegistry) {
+  grpc::ClientContext context;
+  v1::ListPassesResponse response;
+  ASSERT_TRUE(NewStub()->ListPasses(&context, {}, &response).ok());
+  std::vector<std::string> expected;
+  for (const graph::PassType* type : server().engine().registry().All()) {
+    if (type->name() != graph::kImportPassType && type->name() != graph::kExportPassType) {
+      expected.emplace_back(type->name());
+    }
+  }
+  std::vector<std::string> listed;
+  for (const v1::PassInfo& pass : response.passes()) listed.push_back(pass.name());
+  EXPECT_EQ(listed, expected);
+  EXPECT_THAT(listed, ::testing::Contains("gaussian_blur"));
+  for (const v1::PassInfo& pass : response.passes()) {
+    if (pass.name() != "gaussian_blur") continue;
+    EXPECT_THAT(pass.variants(), ::testing::Contains("exact"));
+    bool has_radius = false;
+    for (const v1::ParamInfo& p : pass.params()) has_radius |= p.name() == "radius";
+    EXPECT_TRUE(has_radius);
+  }
+}
+
+TEST_F(ServerTest, DeviceInfoReportsDeviceAndLimits) {
+  grpc::ClientContext context;
+  v1::DeviceInfo info;
+  ASSERT_TRUE(NewStub()->GetDeviceInfo(&context, {}, &info).ok());
+  EXPECT_FALSE(info.name().empty());
+  EXPECT_TRUE(info.validation());
+  EXPECT_EQ(info.limits().max_passes(), 16);
+  EXPECT_EQ(info.limits().max_pixels(), 4u << 20);
+  EXPECT_EQ(info.limits().workers(), 2);
+}
+
+TEST_F(ServerTest, HealthIsServing) {
+  auto health = grpc::health::v1::Health::NewStub(channel_);
+  for (const char* service : {"", "rgfx.v1.PostProcess"}) {
+    grpc::ClientContext context;
+    grpc::health::v1::HealthCheckRequest request;
+    request.set_service(service);
+    grpc::health::v1::HealthCheckResponse response;
+    ASSERT_TRUE(health->Check(&context, request, &response).ok()) << service;
+    EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING) << service;
+  }
+}
+
+TEST_F(ServerTest, StreamAnswersEveryRequestWithItsId) {
+  grpc::ClientContext context;
+  auto stream = NewStub()->ProcessStream(&context);
+  const std::string png = SamplePng(24, 16);
+  constexpr int kRequests = 24;
+  for (int i = 0; i < kRequests; ++i) {
+    v1::ProcessRequest request = RequestFromJson(
+        i == 7 ? R"({"passes": [{"name": "b", "inputs": ["image"], "outputs": ["o"],
+                    "gaussianBlur": {"radius": -3}}], "outputs": ["o"]})"
+               : ReadExampleGraph(i % 2 ? "blur.json" : "unused-branch.json"),
+        png);
+    request.set_id("req-" + std::to_string(i));
+    ASSERT_TRUE(stream->Write(request));
+  }
+  stream->WritesDone();
+  std::set<std::string> ids;
+  v1::ProcessResponse response;
+  while (stream->Read(&response)) {
+    ids.insert(response.id());
+    if (response.id() == "req-7") {
+      EXPECT_EQ(response.error().code(), static_cast<int>(grpc::StatusCode::INVALID_ARGUMENT));
+      EXPECT_THAT(response.error().message(), ::testing::HasSubstr("radius"));
+    } else {
+      EXPECT_EQ(response.error().code(), 0) << response.error().message();
+      EXPECT_EQ(response.outputs_size(), 1);
+    }
+  }
+  EXPECT_TRUE(stream->Finish().ok());
+  EXPECT_EQ(ids.size(), size_t{kRequests});
+}
+
+}  // namespace
+}  // namespace rgfx::testing
