@@ -188,16 +188,18 @@ void ProcessJob::Done(const absl::Status& status) {
     sizes.push_back(absl::StrCat(in.name, ":", in.extent.width, "x", in.extent.height));
   }
   auto ms = [](int64_t ns) { return absl::StrFormat("%.3f", ns / 1e6); };
+  // Numeric fields stay numbers in JSON logs.
+  auto num = [&](std::string key, int64_t ns) { return LogField{std::move(key), ms(ns), true}; };
   ServerLog().Info(
       "request", {Field("id", id_), Field("inputs", absl::StrJoin(sizes, ",")),
                   Field("graph", graph_hash_.empty() ? "-" : graph_hash_),
                   Field("cache_hit", cache_hit_ ? "true" : "false"),
-                  Field("queue_ms", ms(queue_ns())), Field("decode_ms", ms(decode_ns_)),
-                  Field("compile_ms", ms(compile_ns_)), Field("upload_ms", ms(run_.upload_ns)),
+                  num("queue_ms", queue_ns()), num("decode_ms", decode_ns_),
+                  num("compile_ms", compile_ns_), num("upload_ms", run_.upload_ns),
                   Field("gpu_ms", run_.gpu_ns ? ms(static_cast<int64_t>(*run_.gpu_ns)) : "-"),
-                  Field("gpu_stage_ms", ms(gpu_stage_ns_)),
-                  Field("download_ms", ms(run_.download_ns)), Field("encode_ms", ms(encode_ns_)),
-                  Field("total_ms", ms(stages.total_ns())),
+                  num("gpu_stage_ms", gpu_stage_ns_),
+                  num("download_ms", run_.download_ns), num("encode_ms", encode_ns_),
+                  num("total_ms", stages.total_ns()),
                   Field("status", std::string(absl::StatusCodeToString(status.code()))),
                   Field("error", std::string(status.message()))});
   if (done_) done_(status);
