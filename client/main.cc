@@ -2,6 +2,7 @@
 //
 //   rgfx process --server ADDR --graph FILE.json [--set pass.param=value]... IN.png... -o OUT
 //   rgfx passes | info | health [--server ADDR] [--json]
+//   rgfx bench [--server ADDR] [--out DIR] [--width W --height H --radius R ...]
 //
 // Input images are named after their file's stem, or NAME=PATH; a single
 // image for a graph that reads a single outside resource takes its name.
@@ -18,6 +19,9 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "client/bench.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "client/graph_file.h"
@@ -33,6 +37,16 @@ ABSL_FLAG(std::string, output_encoding, "", "PNG, RGBA8, RGBA16, RGBA16F or RGBA
 ABSL_FLAG(int, png_level, -1, "PNG compression level 0-9 (default: the server's, 1)");
 ABSL_FLAG(std::string, working_format, "", "RGBA16F or RGBA32F (default: the server's)");
 ABSL_FLAG(double, timeout, 120, "deadline in seconds");
+ABSL_FLAG(std::string, out, "", "bench: directory for CSV and SVG results");
+ABSL_FLAG(int, width, 1920, "bench: image width in pixels");
+ABSL_FLAG(int, height, 1080, "bench: image height in pixels");
+ABSL_FLAG(int, radius, 64, "bench: blur radius of the lineage table (sigma = radius / 2)");
+ABSL_FLAG(std::vector<std::string>, radii, std::vector<std::string>({"4", "16", "64", "256"}),
+          "bench: radii of the sweep");
+ABSL_FLAG(int, runs, 30, "bench: timed requests per configuration");
+ABSL_FLAG(int, warmup, 10, "bench: untimed requests first");
+ABSL_FLAG(int, sweep_runs, 10, "bench: timed requests per sweep cell");
+ABSL_FLAG(bool, branch_table, true, "bench: measure the branch_lab table");
 
 namespace {
 
@@ -250,19 +264,44 @@ int Health() {
   return serving ? 0 : 2;
 }
 
+int Bench() {
+  client::BenchOptions options;
+  options.out_dir = absl::GetFlag(FLAGS_out);
+  options.width = static_cast<uint32_t>(absl::GetFlag(FLAGS_width));
+  options.height = static_cast<uint32_t>(absl::GetFlag(FLAGS_height));
+  options.radius = absl::GetFlag(FLAGS_radius);
+  options.sweep_radii.clear();
+  for (const std::string& r : absl::GetFlag(FLAGS_radii)) {
+    int value = 0;
+    if (!absl::SimpleAtoi(r, &value)) return Fail(absl::StrCat("--radii: '", r, "' is not a number"));
+    options.sweep_radii.push_back(value);
+  }
+  options.runs = absl::GetFlag(FLAGS_runs);
+  options.warmup = absl::GetFlag(FLAGS_warmup);
+  options.sweep_runs = absl::GetFlag(FLAGS_sweep_runs);
+  options.branch_table = absl::GetFlag(FLAGS_branch_table);
+  if (!absl::GetFlag(FLAGS_working_format).empty()) {
+    options.working_format = absl::AsciiStrToLower(absl::GetFlag(FLAGS_working_format));
+  }
+  auto stub = v1::PostProcess::NewStub(Channel());
+  return client::RunBench(*stub, options);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "rgfx process --server ADDR --graph FILE.json [--set pass.param=value] IN.png... -o OUT\n"
-      "rgfx passes | info | health [--server ADDR] [--json]");
+      "rgfx passes | info | health [--server ADDR] [--json]\n"
+      "rgfx bench [--server ADDR] [--out DIR] [--width W] [--height H] [--radius R] [--runs N]");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
-  if (args.size() < 2) return Fail("usage: rgfx process|passes|info|health ... (--help)");
+  if (args.size() < 2) return Fail("usage: rgfx process|passes|info|health|bench ... (--help)");
   const std::string command = args[1];
   std::vector<std::string> rest(args.begin() + 2, args.end());
   if (command == "process") return Process(rest);
   if (command == "passes") return Passes();
   if (command == "info") return Info();
   if (command == "health") return Health();
+  if (command == "bench") return Bench();
   return Fail(absl::StrCat("unknown command '", command, "'"));
 }

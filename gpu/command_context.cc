@@ -15,7 +15,10 @@ absl::StatusOr<std::unique_ptr<CommandContext>> CommandContext::Create(Device& d
   alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   alloc.commandBufferCount = 1;
   RGFX_VK_RETURN_IF_ERROR(vkAllocateCommandBuffers(device.vk(), &alloc, &self->cmd_));
+  // Created signalled: "nothing pending", so waiting on it before the first
+  // submission (e.g. in the destructor) returns at once.
   VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  fence_info.flags = VK_FENCE_CREATE_SIGNALED_BIT;
   RGFX_VK_RETURN_IF_ERROR(vkCreateFence(device.vk(), &fence_info, nullptr, &self->fence_));
   return self;
 }
