@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes the sample image scripts/run blurs: a 960x540 RGBA test pattern
-(colour gradients, sharp bars, a soft-edged transparent disc and fine text-like
-stripes, so a blur is easy to see). Made by this project from code alone; no
+"""Writes the sample image scripts/run blurs: an RGBA test pattern, 960x540
+unless WIDTH HEIGHT follow the path (colour gradients, sharp bars, a
+soft-edged transparent disc and fine stripes, so a blur is easy to see). Made by this project from code alone; no
 licence restrictions. Standard library only (zlib, struct)."""
 import math
 import struct
@@ -32,7 +32,7 @@ def pixel(x, y, w, h):
 
 def main():
     path = sys.argv[1] if len(sys.argv) > 1 else "sample.png"
-    w, h = 960, 540
+    w, h = (int(sys.argv[2]), int(sys.argv[3])) if len(sys.argv) > 3 else (960, 540)
     rows = b"".join(b"\0" + b"".join(pixel(x, y, w, h) for x in range(w)) for y in range(h))
 
     def chunk(kind, data):
