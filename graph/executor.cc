@@ -1,5 +1,6 @@
 #include "graph/executor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -155,12 +156,15 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(gpu::Device& device,
 }
 
 absl::StatusOr<RunResult> Executor::Run(const CompiledGraph& graph, const FillInputFn& fill,
-                                        const ConsumeOutputFn& consume, absl::Duration timeout) {
+                                        const ConsumeOutputFn& consume, absl::Duration timeout,
+                                        int repeats) {
   State& s = *state_;
+  repeats = std::max(repeats, 1);
   s.device_arena.Reset();
   s.upload_arena.Reset();
   s.readback_arena.Reset();
   RunResult result;
+  result.repeats = repeats;
 
   // Memory: one device slice per physical buffer; staging for imports,
   // exports and pass constants.
@@ -204,10 +208,11 @@ absl::StatusOr<RunResult> Executor::Run(const CompiledGraph& graph, const FillIn
     downloads.push_back({slice_of(r), staging});
   }
 
-  // Record: uploads, then every step with its barrier and two timestamps,
-  // then downloads.
+  // Record: uploads, then every step with its barrier and two timestamps
+  // (the whole graph `repeats` times), then downloads.
   const int64_t submit_start = NowNs();
-  const uint32_t num_timestamps = static_cast<uint32_t>(2 * graph.steps.size());
+  const size_t num_steps = graph.steps.size();
+  const uint32_t num_timestamps = static_cast<uint32_t>(2 * num_steps * repeats);
   RGFX_ASSIGN_OR_RETURN(VkCommandBuffer cmd, s.commands->Begin(num_timestamps));
   for (const Copy& c : uploads) {
     VkBufferCopy region{c.src.offset, c.dst.offset, c.src.size};
@@ -215,20 +220,24 @@ absl::StatusOr<RunResult> Executor::Run(const CompiledGraph& graph, const FillIn
   }
   MemoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
-  for (size_t i = 0; i < graph.steps.size(); ++i) {
-    const CompiledStep& step = graph.steps[i];
-    const CompiledPass& pass = graph.passes[step.pass];
-    if (step.barrier_before) ComputeToCompute(cmd);
-    std::vector<gpu::BufferSlice> reads, writes;
-    for (int r : step.reads) reads.push_back(slice_of(r));
-    for (int r : step.writes) writes.push_back(slice_of(r));
-    // Both timestamps wait for all earlier work (bottom of pipe), so a step's
-    // interval is its own execution, serialised by the barriers.
-    s.commands->WriteTimestamp(static_cast<uint32_t>(2 * i), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
-    StepContext ctx(cmd, s.pipelines, graph, pass, reads, writes, constants[step.pass]);
-    RGFX_RETURN_IF_ERROR(pass.impl->Record(ctx, step.step));
-    s.commands->WriteTimestamp(static_cast<uint32_t>(2 * i + 1),
-                               VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
+  for (int rep = 0; rep < repeats; ++rep) {
+    // A repetition overwrites what the previous one wrote and read.
+    if (rep > 0) ComputeToCompute(cmd);
+    for (size_t i = 0; i < num_steps; ++i) {
+      const CompiledStep& step = graph.steps[i];
+      const CompiledPass& pass = graph.passes[step.pass];
+      if (step.barrier_before) ComputeToCompute(cmd);
+      std::vector<gpu::BufferSlice> reads, writes;
+      for (int r : step.reads) reads.push_back(slice_of(r));
+      for (int r : step.writes) writes.push_back(slice_of(r));
+      // Both timestamps wait for all earlier work (bottom of pipe), so a
+      // step's interval is its own execution, serialised by the barriers.
+      const uint32_t slot = static_cast<uint32_t>(2 * (rep * num_steps + i));
+      s.commands->WriteTimestamp(slot, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
+      StepContext ctx(cmd, s.pipelines, graph, pass, reads, writes, constants[step.pass]);
+      RGFX_RETURN_IF_ERROR(pass.impl->Record(ctx, step.step));
+      s.commands->WriteTimestamp(slot + 1, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
+    }
   }
   MemoryBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                 VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
@@ -241,24 +250,34 @@ absl::StatusOr<RunResult> Executor::Run(const CompiledGraph& graph, const FillIn
   RGFX_RETURN_IF_ERROR(s.commands->SubmitAndWait(timeout));
   result.submit_ns = NowNs() - submit_start;
 
-  // Timings per step and per pass (a pass's steps are contiguous).
+  // Timings per step and per pass (a pass's steps are contiguous), each the
+  // median over the repetitions.
   RGFX_ASSIGN_OR_RETURN(std::vector<uint64_t> ts, s.commands->ReadTimestamps(num_timestamps));
-  auto interval = [&](size_t begin_slot, size_t end_slot) -> std::optional<uint64_t> {
+  // Median over repetitions of the interval from step `first`'s start to
+  // step `last`'s end.
+  auto interval = [&](size_t first, size_t last) -> std::optional<uint64_t> {
     if (ts.empty()) return std::nullopt;
-    return ts[end_slot] >= ts[begin_slot] ? ts[end_slot] - ts[begin_slot] : 0;
+    std::vector<uint64_t> per_rep;
+    for (int rep = 0; rep < repeats; ++rep) {
+      const size_t begin = 2 * (rep * num_steps + first);
+      const size_t end = 2 * (rep * num_steps + last) + 1;
+      per_rep.push_back(ts[end] >= ts[begin] ? ts[end] - ts[begin] : 0);
+    }
+    std::nth_element(per_rep.begin(), per_rep.begin() + per_rep.size() / 2, per_rep.end());
+    return per_rep[per_rep.size() / 2];
   };
   for (const CompiledPass& pass : graph.passes) {
     if (pass.num_steps == 0) continue;
     PassTiming timing{pass.name, pass.type, pass.plan.variant, pass.internal, {}, {}};
     const size_t first = static_cast<size_t>(pass.first_step);
     const size_t last = first + pass.num_steps - 1;
-    timing.gpu_ns = interval(2 * first, 2 * last + 1);
+    timing.gpu_ns = interval(first, last);
     for (size_t i = first; i <= last; ++i) {
-      timing.steps.push_back({pass.plan.steps[graph.steps[i].step].label, interval(2 * i, 2 * i + 1)});
+      timing.steps.push_back({pass.plan.steps[graph.steps[i].step].label, interval(i, i)});
     }
     result.passes.push_back(std::move(timing));
   }
-  if (!graph.steps.empty()) result.gpu_ns = interval(0, 2 * graph.steps.size() - 1);
+  if (num_steps > 0) result.gpu_ns = interval(0, num_steps - 1);
 
   const int64_t download_start = NowNs();
   for (size_t i = 0; i < downloads.size(); ++i) {

@@ -38,6 +38,8 @@ struct PassTiming {
 };
 
 struct RunResult {
+  // With repeats > 1 every GPU time below is the median over the repetitions.
+  int repeats = 1;
   std::vector<PassTiming> passes;  // execution order; culled passes absent
   std::optional<uint64_t> gpu_ns;  // first to last timestamp of the graph
   int64_t upload_ns = 0;    // host time: filling staging memory
@@ -62,9 +64,15 @@ class Executor {
   // Uploads, records every step with its barriers and timestamps, submits,
   // waits (up to `timeout`) and downloads. A lost device comes back as a
   // status gpu::IsDeviceLost() recognises; out of memory as ResourceExhausted.
+  //
+  // `repeats` > 1 records the whole graph that many times back to back in the
+  // same submission (a barrier between repetitions) and reports median times:
+  // the GPU stays busy, so its clocks are those of sustained work rather than
+  // of a GPU that idled while the host prepared the request. Outputs are
+  // those of the last repetition (identical to the first).
   absl::StatusOr<RunResult> Run(const CompiledGraph& graph, const FillInputFn& fill,
                                 const ConsumeOutputFn& consume,
-                                absl::Duration timeout = absl::Seconds(60));
+                                absl::Duration timeout = absl::Seconds(60), int repeats = 1);
 
   // Vulkan memory allocations made so far by this executor's arenas: stays
   // constant once a worker has run its largest graph.

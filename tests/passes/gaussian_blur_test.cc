@@ -317,6 +317,28 @@ TEST_F(GaussianBlurTest, EveryExecutedPassHasAPositiveGpuTimeAndCulledPassesNone
   EXPECT_EQ(run->timings.passes[1].steps[0].label, "horizontal");
 }
 
+// Repetitions in one submission (for steady GPU clocks in benchmarks) give
+// the same pixels, a timing per pass, and need a barrier between them that
+// synchronization validation checks.
+TEST_F(GaussianBlurTest, RepeatsInOneSubmissionGiveTheSameOutput) {
+  BlurCase c;
+  c.width = 45;
+  c.height = 23;
+  c.radius = 9;
+  std::mt19937 rng(700);
+  const Bytes input = testing::RandomClientImage(c.width, c.height, c.format, false, rng);
+  auto once = testing::RunGraph(BlurGraph(c), {input});
+  auto repeated = testing::RunGraph(BlurGraph(c), {input}, 7);
+  ASSERT_TRUE(once.ok() && repeated.ok());
+  EXPECT_EQ(repeated->outputs, once->outputs);
+  EXPECT_EQ(repeated->timings.repeats, 7);
+  ASSERT_EQ(repeated->timings.passes.size(), 3u);
+  for (const auto& pass : repeated->timings.passes) {
+    ASSERT_TRUE(pass.gpu_ns.has_value());
+    EXPECT_GT(*pass.gpu_ns, 0u) << pass.pass;
+  }
+}
+
 TEST_F(GaussianBlurTest, RepeatedRunsAllocateNoVulkanMemory) {
   BlurCase c;
   c.width = 129;

@@ -50,7 +50,8 @@ void GpuTest::TearDown() {
   }
 }
 
-absl::StatusOr<GraphRun> RunGraph(const graph::GraphDesc& desc, const std::vector<Bytes>& inputs) {
+absl::StatusOr<GraphRun> RunGraph(const graph::GraphDesc& desc, const std::vector<Bytes>& inputs,
+                                  int repeats) {
   GpuEnv& env = SharedGpu();
   graph::CompileLimits limits;
   limits.max_pixels = 1ull << 30;
@@ -70,7 +71,7 @@ absl::StatusOr<GraphRun> RunGraph(const graph::GraphDesc& desc, const std::vecto
     run.outputs.at(i).assign(src.begin(), src.end());
     return absl::OkStatus();
   };
-  auto timings = env.executor->Run(**compiled, fill, consume);
+  auto timings = env.executor->Run(**compiled, fill, consume, absl::Seconds(120), repeats);
   if (!timings.ok()) return timings.status();
   run.timings = std::move(*timings);
   return run;

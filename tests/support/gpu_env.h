@@ -47,7 +47,8 @@ struct GraphRun {
 };
 
 // Compiles `desc` for the shared device and runs it on `inputs` (client
-// format, desc.inputs order).
-absl::StatusOr<GraphRun> RunGraph(const graph::GraphDesc& desc, const std::vector<Bytes>& inputs);
+// format, desc.inputs order), `repeats` times in one submission.
+absl::StatusOr<GraphRun> RunGraph(const graph::GraphDesc& desc, const std::vector<Bytes>& inputs,
+                                  int repeats = 1);
 
 }  // namespace rgfx::testing
