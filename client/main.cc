@@ -247,7 +247,16 @@ int Info() {
   auto context = Context();
   grpc::Status status = stub->GetDeviceInfo(context.get(), {}, &info);
   if (!status.ok()) return Fail(status);
-  std::printf("%s\n", ToJson(info).c_str());
+  if (absl::GetFlag(FLAGS_json)) {
+    std::printf("%s\n", ToJson(info).c_str());
+    return 0;
+  }
+  // The tuning notes are long sentences: printed as lines, not JSON strings.
+  v1::DeviceInfo rest = info;
+  rest.clear_tuning_notes();
+  std::printf("%s\n", ToJson(rest).c_str());
+  if (info.tuning_notes_size() > 0) std::printf("\ntuning on this device:\n");
+  for (const std::string& note : info.tuning_notes()) std::printf("  %s\n", note.c_str());
   return 0;
 }
 

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "passes/blur_variants/line_variant.h"
 #include "passes/blur_variants/tiled_halo.h"
 #include "passes/blur_variants/tuned.h"
 #include "passes/pass_util.h"
@@ -159,6 +160,21 @@ std::vector<std::string> BlurDeviceNotes(const gpu::DeviceCaps& caps) {
     notes.push_back(absl::StrCat("on ", caps.name, ", ", format, ": tuned chooses ",
                                  absl::StrJoin(lines, "; "), "; tiled_halo takes radius <= ",
                                  TiledHaloMaxRadius(caps, working)));
+    // line_cache, symmetric and decimated share one cache (CachedLineKernel).
+    BlurConfig config;
+    config.working = working;
+    config.caps = caps;
+    const uint32_t cache = CachePixels(config);
+    const uint32_t tuned_cache = [&] {
+      const TunedChoice c = ChooseTuned(caps, working, 1u << 30);
+      return c.wide + c.packed - 1;
+    }();
+    notes.push_back(absl::StrCat(
+        "on ", caps.name, ", ", format, ": line_cache/symmetric/decimated cache ", cache,
+        " px (", caps.max_compute_shared_memory_bytes,
+        " bytes of shared memory): lines up to ", cache, " px take any radius, longer lines "
+        "radius <= ", (cache - 1) / 2, "; tuned's largest cache ", tuned_cache,
+        " px: longer lines radius <= ", (tuned_cache - 1) / 2));
   }
   return notes;
 }

@@ -1,5 +1,6 @@
 #include "service/catalog.h"
 
+#include "absl/strings/str_cat.h"
 #include "passes/gaussian_blur.h"
 
 namespace rgfx::service {
@@ -27,11 +28,19 @@ void FillPassInfo(const graph::PassType& type, v1::PassInfo& info) {
   for (const std::string& note : schema.notes) info.add_notes(note);
 }
 
-v1::ListPassesResponse BuildCatalog(const graph::PassRegistry& registry) {
+std::vector<std::string> DeviceTuningNotes(std::string_view type, const gpu::DeviceCaps& caps) {
+  if (type == "gaussian_blur") return passes::BlurDeviceNotes(caps);
+  return {};
+}
+
+v1::ListPassesResponse BuildCatalog(const graph::PassRegistry& registry,
+                                    const gpu::DeviceCaps& caps) {
   v1::ListPassesResponse response;
   for (const graph::PassType* type : registry.All()) {
     if (type->name() == graph::kImportPassType || type->name() == graph::kExportPassType) continue;
-    FillPassInfo(*type, *response.add_passes());
+    v1::PassInfo& info = *response.add_passes();
+    FillPassInfo(*type, info);
+    for (const std::string& note : DeviceTuningNotes(type->name(), caps)) info.add_notes(note);
   }
   return response;
 }
@@ -66,6 +75,11 @@ v1::DeviceInfo BuildDeviceInfo(const Engine& engine, const ServiceConfig& config
   limits.set_workers(workers);
   info.set_validation(engine.validation_enabled());
   info.set_server_version("rgfx 0.1");
+  for (const graph::PassType* type : engine.registry().All()) {
+    for (const std::string& note : DeviceTuningNotes(type->name(), caps)) {
+      info.add_tuning_notes(absl::StrCat(std::string(type->name()), ": ", note));
+    }
+  }
   return info;
 }
 

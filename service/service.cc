@@ -151,7 +151,7 @@ PostProcessService::PostProcessService(Engine& engine, Scheduler& scheduler,
     : engine_(engine),
       scheduler_(scheduler),
       config_(config),
-      catalog_(BuildCatalog(engine.registry())) {}
+      catalog_(BuildCatalog(engine.registry(), engine.caps())) {}
 
 void PostProcessService::Submit(const v1::ProcessRequest& request, v1::ProcessResponse& response,
                                 absl::Time deadline, std::function<bool()> cancelled,

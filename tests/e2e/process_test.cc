@@ -7,6 +7,7 @@
 
 #include "graph/registry.h"
 #include "grpc/health/v1/health.grpc.pb.h"
+#include "passes/gaussian_blur.h"
 #include "service/png_codec.h"
 #include "tests/e2e/server_fixture.h"
 #include "tests/service/png_test_util.h"
@@ -160,6 +161,34 @@ TEST_F(ServerTest, DeviceInfoReportsDeviceAndLimits) {
   EXPECT_EQ(info.limits().max_passes(), 16);
   EXPECT_EQ(info.limits().max_pixels(), 4u << 20);
   EXPECT_EQ(info.limits().workers(), 2);
+}
+
+TEST_F(ServerTest, CatalogAndDeviceInfoShowWhatTunedChoseOnThisDevice) {
+  const std::vector<std::string> expected = passes::BlurDeviceNotes(server().engine().caps());
+  ASSERT_FALSE(expected.empty());
+  EXPECT_THAT(expected, ::testing::Contains(::testing::HasSubstr("tuned chooses")));
+  EXPECT_THAT(expected, ::testing::Contains(::testing::HasSubstr("tiled_halo takes radius <=")));
+  EXPECT_THAT(expected, ::testing::Contains(::testing::HasSubstr("line_cache/symmetric/decimated cache")));
+
+  grpc::ClientContext list_context;
+  v1::ListPassesResponse catalog;
+  ASSERT_TRUE(NewStub()->ListPasses(&list_context, {}, &catalog).ok());
+  const v1::PassInfo* blur = nullptr;
+  for (const v1::PassInfo& pass : catalog.passes()) {
+    if (pass.name() == "gaussian_blur") blur = &pass;
+  }
+  ASSERT_NE(blur, nullptr);
+  for (const std::string& note : expected) {
+    EXPECT_THAT(blur->notes(), ::testing::Contains(note));
+    EXPECT_THAT(note, ::testing::HasSubstr(server().engine().caps().name));
+  }
+
+  grpc::ClientContext info_context;
+  v1::DeviceInfo info;
+  ASSERT_TRUE(NewStub()->GetDeviceInfo(&info_context, {}, &info).ok());
+  std::vector<std::string> prefixed;
+  for (const std::string& note : expected) prefixed.push_back("gaussian_blur: " + note);
+  EXPECT_THAT(info.tuning_notes(), ::testing::ElementsAreArray(prefixed));
 }
 
 TEST_F(ServerTest, HealthIsServing) {
