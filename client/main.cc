@@ -1,6 +1,7 @@
 // rgfx: the command-line client of rgfx-server.
 //
-//   rgfx process --server ADDR --graph FILE.json [--set pass.param=value]... IN.png... -o OUT
+//   rgfx process --server ADDR --graph FILE.json [--set pass.param=value]... [--report_error]
+//                IN.png... -o OUT
 //   rgfx passes | info | health [--server ADDR] [--json]
 //   rgfx bench [--server ADDR] [--out DIR] [--width W --height H --radius R ...]
 //
@@ -8,6 +9,7 @@
 // image for a graph that reads a single outside resource takes its name.
 #include <grpcpp/grpcpp.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -36,6 +38,9 @@ ABSL_FLAG(bool, json, false, "print the response metadata (or catalog/info) as J
 ABSL_FLAG(std::string, output_encoding, "", "PNG, RGBA8, RGBA16, RGBA16F or RGBA32F (default: like the input)");
 ABSL_FLAG(int, png_level, -1, "PNG compression level 0-9 (default: the server's, 1)");
 ABSL_FLAG(std::string, working_format, "", "RGBA16F or RGBA32F (default: the server's)");
+ABSL_FLAG(bool, report_error, false,
+          "process: also run approximate passes exact and print each output's PSNR against "
+          "that (costs one or two more GPU runs)");
 ABSL_FLAG(double, timeout, 120, "deadline in seconds");
 ABSL_FLAG(std::string, out, "", "bench: directory for CSV and SVG results");
 ABSL_FLAG(int, width, 1920, "bench: image width in pixels");
@@ -109,6 +114,25 @@ void PrintTable(const v1::ProcessResponse& r) {
       }
     }
   }
+  for (const v1::PassTiming& p : r.passes()) {
+    if (!p.approximate()) continue;
+    std::printf("%s: %s is approximate%s\n", p.pass().c_str(), p.variant().c_str(),
+                p.has_stated_psnr_db()
+                    ? absl::StrFormat("; stated PSNR %.1f dB against exact on noise",
+                                      p.stated_psnr_db()).c_str()
+                    : "");
+  }
+  for (const v1::OutputError& e : r.output_errors()) {
+    std::string passes;
+    for (const std::string& name : e.approximate_passes()) {
+      absl::StrAppend(&passes, passes.empty() ? "" : ", ", name);
+    }
+    std::printf("%s: PSNR %s against exact (%s run exact)\n", e.output().c_str(),
+                std::isinf(e.psnr_vs_exact_db())
+                    ? "inf dB (identical)"
+                    : absl::StrFormat("%.2f dB", e.psnr_vs_exact_db()).c_str(),
+                passes.c_str());
+  }
   const v1::StageTimings& t = r.stages();
   std::printf("\nstages (ms): queue %s  decode %s  compile %s  upload %s  submit %s  gpu %s  "
               "download %s  encode %s  total %s\n",
@@ -173,6 +197,7 @@ int Process(const std::vector<std::string>& files) {
     }
     options.set_output_encoding(encoding);
   }
+  options.set_report_error(absl::GetFlag(FLAGS_report_error));
   if (absl::GetFlag(FLAGS_png_level) >= 0) options.set_png_compression_level(absl::GetFlag(FLAGS_png_level));
   if (const std::string w = absl::GetFlag(FLAGS_working_format); !w.empty()) {
     v1::WorkingFormat format;

@@ -7,12 +7,37 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "passes/gaussian_blur.h"
+#include "passes/image_metrics.h"
 #include "service/log.h"
 
 namespace rgfx::service {
 namespace {
 
 int64_t NanosSince(absl::Time start) { return absl::ToInt64Nanoseconds(absl::Now() - start); }
+
+// How far a planned pass is from its exact variant (nullptr: not stated,
+// e.g. a pass type without variants).
+const passes::BlurAccuracy* AccuracyOf(const graph::CompiledPass& pass) {
+  return pass.internal ? nullptr : passes::FindBlurAccuracy(pass.plan);
+}
+
+bool IsApproximate(const graph::CompiledPass& pass) {
+  const passes::BlurAccuracy* accuracy = AccuracyOf(pass);
+  return accuracy != nullptr && !accuracy->exact;
+}
+
+// Downloads exported RGBA32F outputs as floats, one vector per output.
+graph::ConsumeOutputFn ConsumeFloats(std::vector<std::vector<float>>& values) {
+  return [&values](int index, std::span<const std::byte> src) -> absl::Status {
+    if (src.size() % sizeof(float) != 0) {
+      return absl::InternalError(absl::StrCat("output ", index, ": not RGBA32F"));
+    }
+    values[index].resize(src.size() / sizeof(float));
+    std::memcpy(values[index].data(), src.data(), src.size());
+    return absl::OkStatus();
+  };
+}
 
 v1::ImageEncoding RawEncoding(graph::PixelFormat format) {
   switch (format) {
@@ -65,6 +90,9 @@ absl::Status ProcessJob::Prepare() {
       engine_.Compile(translated_.desc, &cache_hit_);
   if (!compiled.ok()) return compiled.status();
   compiled_ = *std::move(compiled);
+  if (request_.options().report_error()) {
+    if (absl::Status s = PrepareErrorRuns(); !s.ok()) return s;
+  }
   compile_ns_ = NanosSince(start);
 
   start = absl::Now();
@@ -77,6 +105,68 @@ absl::Status ProcessJob::Prepare() {
   }
   decode_ns_ = NanosSince(start);
   return absl::OkStatus();
+}
+
+absl::Status ProcessJob::PrepareErrorRuns() {
+  for (const graph::CompiledPass& pass : compiled_->passes) {
+    if (IsApproximate(pass) && !pass.impl->schema().variant_param.empty()) {
+      approximate_passes_.push_back(pass.name);
+    }
+  }
+  if (approximate_passes_.empty()) return absl::OkStatus();
+  // Both compared runs export RGBA32F linear premultiplied: the working
+  // values, without the output encoding's rounding.
+  graph::GraphDesc measured = translated_.desc;
+  for (graph::OutputDesc& out : measured.outputs) {
+    out.format = graph::PixelFormat::kRgba32F;
+    out.color_space = graph::ColorSpace::kLinear;
+    out.alpha = graph::AlphaMode::kPremultiplied;
+  }
+  graph::GraphDesc reference = measured;
+  for (graph::PassDesc& pass : reference.passes) {
+    for (const graph::CompiledPass& compiled : compiled_->passes) {
+      if (compiled.name != pass.name || !IsApproximate(compiled)) continue;
+      pass.params.Set(compiled.impl->schema().variant_param, std::string("exact"));
+    }
+  }
+  bool hit = false;
+  absl::StatusOr<std::shared_ptr<const graph::CompiledGraph>> exact =
+      engine_.Compile(reference, &hit);
+  if (!exact.ok()) {
+    return absl::Status(exact.status().code(),
+                        absl::StrCat("options.report_error: the exact reference graph: ",
+                                     exact.status().message()));
+  }
+  error_reference_ = *std::move(exact);
+  if (graph::CanonicalKey(measured) != graph::CanonicalKey(translated_.desc)) {
+    absl::StatusOr<std::shared_ptr<const graph::CompiledGraph>> m = engine_.Compile(measured, &hit);
+    if (!m.ok()) return m.status();
+    error_measured_ = *std::move(m);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ProcessJob::RunErrorRuns(int worker, const graph::FillInputFn& fill) {
+  const size_t outputs = translated_.desc.outputs.size();
+  measured_values_.assign(outputs, {});
+  reference_values_.assign(outputs, {});
+  if (error_measured_ != nullptr) {
+    if (absl::Status s = CheckAlive(); !s.ok()) return s;
+    absl::StatusOr<graph::RunResult> run =
+        engine_.Run(worker, *error_measured_, fill, ConsumeFloats(measured_values_));
+    if (!run.ok()) return run.status();
+  } else {  // the returned outputs are raw RGBA32F linear premultiplied
+    for (size_t i = 0; i < outputs; ++i) {
+      const std::string& data = response_.outputs(static_cast<int>(i)).data();
+      measured_values_[i].resize(data.size() / sizeof(float));
+      std::memcpy(measured_values_[i].data(), data.data(),
+                  measured_values_[i].size() * sizeof(float));
+    }
+  }
+  if (absl::Status s = CheckAlive(); !s.ok()) return s;
+  absl::StatusOr<graph::RunResult> run =
+      engine_.Run(worker, *error_reference_, fill, ConsumeFloats(reference_values_));
+  return run.status();
 }
 
 absl::Status ProcessJob::RunGpu(int worker) {
@@ -108,6 +198,9 @@ absl::Status ProcessJob::RunGpu(int worker) {
   absl::StatusOr<graph::RunResult> run = engine_.Run(worker, *compiled_, fill, consume);
   if (!run.ok()) return run.status();
   run_ = *std::move(run);
+  if (error_reference_ != nullptr) {
+    if (absl::Status s = RunErrorRuns(worker, fill); !s.ok()) return s;
+  }
   gpu_stage_ns_ = NanosSince(start);
   // Pixels are uploaded; the decoded copies are no longer needed.
   decoded_.clear();
@@ -141,6 +234,17 @@ absl::Status ProcessJob::Finish() {
   }
   encode_ns_ = NanosSince(start);
 
+  if (error_reference_ != nullptr) {
+    for (size_t i = 0; i < translated_.desc.outputs.size(); ++i) {
+      v1::OutputError& error = *response_.add_output_errors();
+      error.set_output(translated_.desc.outputs[i].name);
+      error.set_psnr_vs_exact_db(passes::Psnr(reference_values_[i], measured_values_[i]));
+      for (const std::string& name : approximate_passes_) error.add_approximate_passes(name);
+    }
+    std::vector<std::vector<float>>().swap(measured_values_);
+    std::vector<std::vector<float>>().swap(reference_values_);
+  }
+
   for (const graph::PassTiming& pass : run_.passes) {
     v1::PassTiming& row = *response_.add_passes();
     row.set_pass(pass.pass);
@@ -148,6 +252,14 @@ absl::Status ProcessJob::Finish() {
     row.set_variant(pass.variant);
     row.set_internal(pass.internal);
     if (pass.gpu_ns) row.set_gpu_ns(*pass.gpu_ns);
+    for (const graph::CompiledPass& compiled : compiled_->passes) {
+      if (compiled.internal || compiled.name != pass.pass) continue;
+      if (const passes::BlurAccuracy* accuracy = AccuracyOf(compiled);
+          accuracy != nullptr && !accuracy->exact) {
+        row.set_approximate(true);
+        if (accuracy->noise_psnr_db) row.set_stated_psnr_db(*accuracy->noise_psnr_db);
+      }
+    }
     for (const graph::StepTiming& step : pass.steps) {
       v1::StepTiming& s = *row.add_steps();
       s.set_label(step.label);

@@ -60,6 +60,17 @@ class ProcessJob final : public Job {
   // Downloaded pixels of PNG outputs (raw outputs go straight into the response).
   std::vector<std::vector<std::byte>> downloaded_;
   graph::RunResult run_;
+  // Options.report_error (post_process.proto): the approximate passes, the
+  // graph whose outputs are compared (null: the returned run's outputs are
+  // already RGBA32F linear premultiplied) and the exact reference, and their
+  // downloaded outputs as floats.
+  absl::Status PrepareErrorRuns();
+  absl::Status RunErrorRuns(int worker, const graph::FillInputFn& fill);
+  std::vector<std::string> approximate_passes_;
+  std::shared_ptr<const graph::CompiledGraph> error_measured_;
+  std::shared_ptr<const graph::CompiledGraph> error_reference_;
+  std::vector<std::vector<float>> measured_values_;
+  std::vector<std::vector<float>> reference_values_;
   int64_t decode_ns_ = 0, compile_ns_ = 0, encode_ns_ = 0, gpu_stage_ns_ = 0;
 };
 
