@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# CI smoke of `rgfx bench` (issue 4: "the bench itself is run in CI on a small
+# image so it cannot rot"): the real rgfx-server on 127.0.0.1:0, the bench on
+# a 67x35 image with few runs, then checks that it exits 0 and writes
+# lineage.csv, sweep.csv, branch.csv and lineage.svg with a row for every
+# gaussian_blur variant the server lists; then SIGTERM, and the server must
+# exit 0 (drained shutdown). Checks no timing: figures are not tested.
+#
+#   bench_smoke.sh RGFX_SERVER RGFX_CLIENT
+set -euo pipefail
+server_bin=$1
+client_bin=$2
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/rgfx-bench-smoke.XXXXXX")
+log="$work/server.log"
+out="$work/bench"
+server=""
+cleanup() {
+  if [ -n "$server" ] && kill -0 "$server" 2>/dev/null; then kill -KILL "$server" || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+  echo "bench_smoke: $*" >&2
+  echo "--- server log" >&2
+  cat "$log" >&2 || true
+  exit 1
+}
+
+"$server_bin" --listen=127.0.0.1:0 2>"$log" &
+server=$!
+port=""
+for _ in $(seq 1 300); do  # up to 30 s: lavapipe compiles pipelines on start
+  port=$(grep -oE 'serving .*port=[0-9]+' "$log" | grep -oE '[0-9]+$' | head -1 || true)
+  [ -n "$port" ] && break
+  kill -0 "$server" 2>/dev/null || fail "rgfx-server exited before serving"
+  sleep 0.1
+done
+[ -n "$port" ] || fail "rgfx-server did not start within 30 s"
+addr="127.0.0.1:$port"
+
+variants=$("$client_bin" passes --json --server "$addr" | python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["passes"]:
+    if p["name"] == "gaussian_blur":
+        print("\n".join(v for v in p["variants"] if v != "auto"))')
+[ -n "$variants" ] || fail "ListPasses lists no gaussian_blur variants"
+
+"$client_bin" bench --server "$addr" --width 67 --height 35 --radius 5 --radii 1,5 \
+  --runs 2 --warmup 1 --sweep_runs 1 --out "$out" >"$work/bench.txt" 2>&1 ||
+  { cat "$work/bench.txt" >&2; fail "rgfx bench exited $?"; }
+
+for f in lineage.csv sweep.csv branch.csv lineage.svg; do
+  [ -s "$out/$f" ] || fail "rgfx bench did not write $f"
+done
+python3 - "$out" $variants <<'EOF' || fail "bench results are incomplete"
+import csv, sys
+out, variants = sys.argv[1], sys.argv[2:]
+ok = True
+def rows(name):
+    with open(f"{out}/{name}") as f:
+        return {r[0]: r for r in list(csv.reader(f))[1:] if r}
+for name in ("lineage.csv", "sweep.csv"):
+    table = rows(name)
+    for v in variants:
+        if v not in table:
+            print(f"{name}: no row for variant {v}", file=sys.stderr); ok = False
+        elif any(cell.startswith("refused") for cell in table[v][1:]):
+            print(f"{name}: {v} refused: {table[v]}", file=sys.stderr); ok = False
+branch = rows("branch.csv")
+if len(branch) != 3:
+    print(f"branch.csv: {len(branch)} rows, expected 3 modes", file=sys.stderr); ok = False
+svg = open(f"{out}/lineage.svg").read()
+for v in variants:
+    if f">{v}<" not in svg:
+        print(f"lineage.svg: no bar labelled {v}", file=sys.stderr); ok = False
+sys.exit(0 if ok else 1)
+EOF
+
+kill -TERM "$server"
+rc=0
+wait "$server" || rc=$?
+server=""
+[ "$rc" -eq 0 ] || fail "rgfx-server exited $rc after SIGTERM (expected 0)"
+echo "bench_smoke: ok ($(echo $variants | wc -w) variants)"
