@@ -62,6 +62,7 @@ class Bench {
     image->set_data(inputs_[input % inputs_.size()]);
     *request.mutable_graph() = graph;
     request.mutable_options()->set_working_format(working);
+    request.mutable_options()->set_gpu_repeats(static_cast<uint32_t>(o_.gpu_repeats));
     request.mutable_options()->set_output_encoding(out);
     if (out == v1::IMAGE_ENCODING_RGBA32F) {
       // Linear and premultiplied: PSNR compares what the blur computed.
@@ -220,9 +221,9 @@ absl::Status Bench::Lineage(double bandwidth) {
   auto exact = Pixels(BlurGraph("exact", o_.radius));
   if (!exact.ok()) return exact.status();
   Table table{absl::StrFormat("Blur lineage: %ux%u, radius %d, sigma %g, working %s; median GPU "
-                              "us of %d runs after %d warm-up",
+                              "us of %d requests x %d GPU repeats after %d warm-up",
                               o_.width, o_.height, o_.radius, o_.radius / 2.0, o_.working_format,
-                              o_.runs, o_.warmup),
+                              o_.runs, o_.gpu_repeats, o_.warmup),
               {"variant", "horizontal", "vertical", "total", "vs previous", "x floor",
                "PSNR vs exact dB"},
               {}};

@@ -21,6 +21,9 @@ struct BenchOptions {
   int runs = 30;
   int warmup = 10;
   int sweep_runs = 10;
+  // Options.gpu_repeats of every timed request: the GPU runs the graph this
+  // many times back to back, so it is timed at sustained clocks.
+  int gpu_repeats = 20;
   int rotate = 4;  // distinct random inputs cycled through
   std::string working_format = "rgba16f";
   bool branch_table = true;

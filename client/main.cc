@@ -52,6 +52,8 @@ ABSL_FLAG(int, runs, 30, "bench: timed requests per configuration");
 ABSL_FLAG(int, warmup, 10, "bench: untimed requests first");
 ABSL_FLAG(int, sweep_runs, 10, "bench: timed requests per sweep cell");
 ABSL_FLAG(bool, branch_table, true, "bench: measure the branch_lab table");
+ABSL_FLAG(int, gpu_repeats, 20,
+          "bench: GPU repetitions per request (medians at sustained clocks; 1 = cold single runs)");
 
 namespace {
 
@@ -314,6 +316,7 @@ int Bench() {
   options.warmup = absl::GetFlag(FLAGS_warmup);
   options.sweep_runs = absl::GetFlag(FLAGS_sweep_runs);
   options.branch_table = absl::GetFlag(FLAGS_branch_table);
+  options.gpu_repeats = absl::GetFlag(FLAGS_gpu_repeats);
   if (!absl::GetFlag(FLAGS_working_format).empty()) {
     options.working_format = absl::AsciiStrToLower(absl::GetFlag(FLAGS_working_format));
   }

@@ -69,6 +69,7 @@ v1::DeviceInfo BuildDeviceInfo(const Engine& engine, const ServiceConfig& config
   limits.set_max_pixels(config.limits.max_pixels);
   limits.set_max_message_bytes(config.max_message_bytes);
   limits.set_max_passes(config.limits.max_passes);
+  limits.set_max_gpu_repeats(config.limits.max_gpu_repeats);
   limits.set_max_radius(passes::kMaxBlurRadius);
   limits.set_max_queued(config.max_queued);
   limits.set_max_in_flight(config.max_in_flight);

@@ -88,7 +88,8 @@ absl::StatusOr<std::shared_ptr<const graph::CompiledGraph>> Engine::Compile(
 
 absl::StatusOr<graph::RunResult> Engine::Run(int worker, const graph::CompiledGraph& graph,
                                              const graph::FillInputFn& fill,
-                                             const graph::ConsumeOutputFn& consume) {
+                                             const graph::ConsumeOutputFn& consume,
+                                             int repeats) {
   if (lost_.load()) {
     return absl::UnavailableError("the GPU is being recovered after a device loss; retry");
   }
@@ -96,7 +97,7 @@ absl::StatusOr<graph::RunResult> Engine::Run(int worker, const graph::CompiledGr
   {
     absl::ReaderMutexLock lock(&device_mu_);
     if (executors_.empty()) return absl::UnavailableError("no GPU device");
-    result = executors_[worker]->Run(graph, fill, consume);
+    result = executors_[worker]->Run(graph, fill, consume, absl::Seconds(60), repeats);
   }
   if (!result.ok() && gpu::IsDeviceLost(result.status())) {
     if (!lost_.exchange(true)) {

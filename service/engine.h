@@ -54,9 +54,11 @@ class Engine {
 
   // Runs `graph` on worker `worker`'s executor (0 <= worker < workers(); one
   // thread per worker at a time).
+  // `repeats`: see graph::Executor::Run.
   absl::StatusOr<graph::RunResult> Run(int worker, const graph::CompiledGraph& graph,
                                        const graph::FillInputFn& fill,
-                                       const graph::ConsumeOutputFn& consume);
+                                       const graph::ConsumeOutputFn& consume,
+                                       int repeats = 1);
 
   // Validation messages since the last call (tests fail on any).
   std::vector<std::string> TakeValidationMessages();

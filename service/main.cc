@@ -21,6 +21,8 @@ ABSL_FLAG(std::string, working_format, "RGBA16F",
 ABSL_FLAG(uint64_t, max_pixels, 64ull << 20, "most pixels (width*height) per image and resource");
 ABSL_FLAG(uint64_t, max_message_bytes, 256ull << 20, "largest gRPC message accepted or sent, bytes");
 ABSL_FLAG(int, max_passes, 64, "most passes per graph");
+ABSL_FLAG(int, max_gpu_repeats, 100,
+          "most repetitions of a graph's GPU work one request may ask for (Options.gpu_repeats)");
 ABSL_FLAG(int, max_queued, 64, "requests waiting for a slot; beyond: RESOURCE_EXHAUSTED");
 ABSL_FLAG(int, max_in_flight, 8, "requests processed at once (bounds memory)");
 ABSL_FLAG(int, workers, 2, "GPU workers (executors with their own transient memory)");
@@ -73,6 +75,7 @@ int main(int argc, char** argv) {
   options.config.limits.default_working_format = *working;
   options.config.limits.max_pixels = absl::GetFlag(FLAGS_max_pixels);
   options.config.limits.max_passes = absl::GetFlag(FLAGS_max_passes);
+  options.config.limits.max_gpu_repeats = absl::GetFlag(FLAGS_max_gpu_repeats);
   options.config.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   options.config.max_queued = absl::GetFlag(FLAGS_max_queued);
   options.config.max_in_flight = absl::GetFlag(FLAGS_max_in_flight);

@@ -195,7 +195,8 @@ absl::Status ProcessJob::RunGpu(int worker) {
     }
     return absl::OkStatus();
   };
-  absl::StatusOr<graph::RunResult> run = engine_.Run(worker, *compiled_, fill, consume);
+  absl::StatusOr<graph::RunResult> run =
+      engine_.Run(worker, *compiled_, fill, consume, translated_.gpu_repeats);
   if (!run.ok()) return run.status();
   run_ = *std::move(run);
   if (error_reference_ != nullptr) {

@@ -332,6 +332,13 @@ absl::StatusOr<TranslatedRequest> TranslateRequest(const v1::ProcessRequest& req
                                                      request.options().working_format()));
   }
   if (absl::Status s = PlanOutputs(request, out); !s.ok()) return s;
+  const uint32_t repeats = request.options().gpu_repeats();
+  if (repeats > static_cast<uint32_t>(limits.max_gpu_repeats)) {
+    return absl::InvalidArgumentError(absl::StrCat("options.gpu_repeats = ", repeats,
+                                                   " exceeds the server's max_gpu_repeats of ",
+                                                   limits.max_gpu_repeats));
+  }
+  out.gpu_repeats = std::max<int>(1, static_cast<int>(repeats));
   return out;
 }
 

@@ -37,6 +37,7 @@ struct RequestLimits {
   uint64_t max_pixels = 64ull << 20;
   int max_passes = 64;
   int max_inputs = 64;
+  int max_gpu_repeats = 100;  // Options.gpu_repeats
   graph::PixelFormat default_working_format = graph::PixelFormat::kRgba16F;
 };
 
@@ -58,6 +59,7 @@ struct TranslatedRequest {
   graph::GraphDesc desc;
   std::vector<InputPlan> inputs;  // desc.inputs order
   OutputPlan output;
+  int gpu_repeats = 1;  // Options.gpu_repeats, checked against the limit
 };
 
 // Checks the request's shape, reads image headers against the limits and

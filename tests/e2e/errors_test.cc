@@ -204,8 +204,11 @@ TEST(ServerQueue, FullQueueIsRefusedAtOnce) {
   options.config.max_queued = 1;
   absl::StatusOr<std::unique_ptr<service::Server>> server = service::Server::Start(options);
   ASSERT_TRUE(server.ok()) << server.status();
-  auto stub = v1::PostProcess::NewStub(grpc::CreateChannel(
-      "127.0.0.1:" + std::to_string((*server)->port()), grpc::InsecureChannelCredentials()));
+  // Responses carry a 2048×2048 PNG: over gRPC's default 4 MB receive limit.
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(-1);
+  auto stub = v1::PostProcess::NewStub(grpc::CreateCustomChannel(
+      "127.0.0.1:" + std::to_string((*server)->port()), grpc::InsecureChannelCredentials(), args));
   const v1::ProcessRequest request = SlowRequest();
   constexpr int kClients = 6;
   std::vector<grpc::Status> statuses(kClients);
