@@ -25,6 +25,7 @@
 #include "absl/strings/str_cat.h"
 #include "passes/blur_variants/decimated.h"
 #include "passes/image_metrics.h"
+#include "passes/gaussian_blur.h"
 #include "tests/support/gpu_env.h"
 #include "tests/support/reference.h"
 
@@ -282,6 +283,20 @@ TEST_F(BlurVariantsTest, AutoPicksAnExactVariantAndReportsIt) {
     c.variant = chosen;
     CheckAgainstReference(c, 900 + radius);
   }
+}
+
+// The rule itself, for a GPU and for lavapipe (no device needed to plan).
+TEST(AutoBlurVariant, FollowsTheMeasuredRule) {
+  gpu::DeviceCaps gpu = gpu::LavapipeLikeCaps();
+  gpu.type = "discrete";
+  gpu.max_compute_shared_memory_bytes = 48 << 10;
+  const graph::Extent hd{1920, 1080};
+  EXPECT_EQ(passes::AutoBlurVariant(gpu, PixelFormat::kRgba16F, 0, hd), "exact");
+  EXPECT_EQ(passes::AutoBlurVariant(gpu, PixelFormat::kRgba16F, 4, hd), "exact");
+  EXPECT_EQ(passes::AutoBlurVariant(gpu, PixelFormat::kRgba16F, 64, hd), "tiled_halo");
+  EXPECT_EQ(passes::AutoBlurVariant(gpu, PixelFormat::kRgba32F, 2000, hd), "tuned");
+  const gpu::DeviceCaps cpu = gpu::LavapipeLikeCaps();
+  EXPECT_EQ(passes::AutoBlurVariant(cpu, PixelFormat::kRgba16F, 4, hd), "tiled_halo");
 }
 
 TEST_F(BlurVariantsTest, ConstantImageStaysConstant) {
