@@ -93,8 +93,13 @@ absl::StatusOr<graph::RunResult> Engine::Run(int worker, const graph::CompiledGr
   if (lost_.load()) {
     return absl::UnavailableError("the GPU is being recovered after a device loss; retry");
   }
+  // Outside device_mu_: a hook that holds a run must not hold off recovery.
+  absl::Status injected =
+      options_.test_hooks.before_run ? options_.test_hooks.before_run(worker) : absl::OkStatus();
   absl::StatusOr<graph::RunResult> result;
-  {
+  if (!injected.ok()) {
+    result = std::move(injected);
+  } else {
     absl::ReaderMutexLock lock(&device_mu_);
     if (executors_.empty()) return absl::UnavailableError("no GPU device");
     result = executors_[worker]->Run(graph, fill, consume, absl::Seconds(60), repeats);
@@ -112,6 +117,7 @@ absl::StatusOr<graph::RunResult> Engine::Run(int worker, const graph::CompiledGr
 }
 
 void Engine::Recover() {
+  if (options_.test_hooks.before_recover) options_.test_hooks.before_recover();
   absl::MutexLock lock(&device_mu_);  // waits for every run in flight
   executors_.clear();
   pipelines_.reset();

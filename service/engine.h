@@ -27,12 +27,28 @@
 
 namespace rgfx::service {
 
+// Test-only fault injection: a device cannot be made to lose itself on
+// demand, so without these the recovery path of DESIGN.md §8 would go
+// untested. main.cc never sets them; unset, they cost one branch per run.
+struct EngineTestHooks {
+  // Called on the worker's thread at the start of every Engine::Run (not the
+  // warm-up). A non-OK status is taken as that run's result, e.g.
+  // gpu::MarkDeviceLost(...) to simulate a loss; it may also block to hold a
+  // run in flight.
+  std::function<absl::Status(int worker)> before_run;
+  // Called on the thread that saw a loss after health turned false and
+  // before the device is recreated; may block so a test can observe
+  // NOT_SERVING (recovery on lavapipe is too quick to catch otherwise).
+  std::function<void()> before_recover;
+};
+
 struct EngineOptions {
   bool validation = false;
   std::string device;               // --device: "" = automatic
   std::string pipeline_cache_file;  // "" = none
   int workers = 2;                  // executors, one per GPU worker thread
   graph::CompileLimits limits;
+  EngineTestHooks test_hooks;
 };
 
 class Engine {
