@@ -4,6 +4,7 @@
 //                IN.png... -o OUT
 //   rgfx passes | info | health [--server ADDR] [--json]
 //   rgfx bench [--server ADDR] [--out DIR] [--width W --height H --radius R ...]
+//   rgfx load --graph FILE.json IN.png... [--concurrency N] [--requests N] [--max_seconds S]
 //
 // Input images are named after their file's stem, or NAME=PATH; a single
 // image for a graph that reads a single outside resource takes its name.
@@ -24,6 +25,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "client/bench.h"
+#include "client/load.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "client/graph_file.h"
@@ -52,6 +54,9 @@ ABSL_FLAG(int, runs, 30, "bench: timed requests per configuration");
 ABSL_FLAG(int, warmup, 10, "bench: untimed requests first");
 ABSL_FLAG(int, sweep_runs, 10, "bench: timed requests per sweep cell");
 ABSL_FLAG(bool, branch_table, true, "bench: measure the branch_lab table");
+ABSL_FLAG(int, concurrency, 8, "load: concurrent callers, one request in flight each");
+ABSL_FLAG(int, requests, 200, "load: requests to send in all");
+ABSL_FLAG(double, max_seconds, 60, "load: stop sending after this many seconds");
 ABSL_FLAG(int, gpu_repeats, 20,
           "bench: GPU repetitions per request (medians at sustained clocks; 1 = cold single runs)");
 
@@ -165,13 +170,15 @@ std::string Extension(v1::ImageEncoding encoding) {
   }
 }
 
-int Process(const std::vector<std::string>& files) {
-  if (absl::GetFlag(FLAGS_graph).empty()) return Fail("process needs --graph FILE.json");
-  if (files.empty()) return Fail("process needs at least one input image");
+// The request `process` and `load` send: --graph with --set overrides, the
+// input images, and the options from the flags.
+absl::StatusOr<v1::ProcessRequest> BuildRequest(const std::vector<std::string>& files) {
+  if (absl::GetFlag(FLAGS_graph).empty()) return absl::InvalidArgumentError("needs --graph FILE.json");
+  if (files.empty()) return absl::InvalidArgumentError("needs at least one input image");
   absl::StatusOr<v1::Graph> graph = client::LoadGraphFile(absl::GetFlag(FLAGS_graph));
-  if (!graph.ok()) return Fail(graph.status().ToString());
+  if (!graph.ok()) return graph.status();
   for (const std::string& set : absl::GetFlag(FLAGS_set)) {
-    if (absl::Status s = client::ApplySet(*graph, set); !s.ok()) return Fail(s.ToString());
+    if (absl::Status s = client::ApplySet(*graph, set); !s.ok()) return s;
   }
   v1::ProcessRequest request;
   *request.mutable_graph() = *graph;
@@ -188,14 +195,14 @@ int Process(const std::vector<std::string>& files) {
     } else {
       image.set_name(fs::path(arg).stem().string());
     }
-    if (!ReadFile(path, *image.mutable_data())) return Fail(absl::StrCat("cannot read ", path));
+    if (!ReadFile(path, *image.mutable_data())) return absl::NotFoundError(absl::StrCat("cannot read ", path));
     image.set_encoding(v1::IMAGE_ENCODING_PNG);
   }
   v1::Options& options = *request.mutable_options();
   if (const std::string e = absl::GetFlag(FLAGS_output_encoding); !e.empty()) {
     v1::ImageEncoding encoding;
     if (!v1::ImageEncoding_Parse(absl::StrCat("IMAGE_ENCODING_", e), &encoding)) {
-      return Fail(absl::StrCat("--output_encoding ", e, ": unknown"));
+      return absl::InvalidArgumentError(absl::StrCat("--output_encoding ", e, ": unknown"));
     }
     options.set_output_encoding(encoding);
   }
@@ -204,15 +211,20 @@ int Process(const std::vector<std::string>& files) {
   if (const std::string w = absl::GetFlag(FLAGS_working_format); !w.empty()) {
     v1::WorkingFormat format;
     if (!v1::WorkingFormat_Parse(absl::StrCat("WORKING_FORMAT_", w), &format)) {
-      return Fail(absl::StrCat("--working_format ", w, ": unknown"));
+      return absl::InvalidArgumentError(absl::StrCat("--working_format ", w, ": unknown"));
     }
     options.set_working_format(format);
   }
+  return request;
+}
 
+int Process(const std::vector<std::string>& files) {
+  absl::StatusOr<v1::ProcessRequest> request = BuildRequest(files);
+  if (!request.ok()) return Fail(absl::StrCat("process: ", request.status().message()));
   auto stub = v1::PostProcess::NewStub(Channel());
   v1::ProcessResponse response;
   auto context = Context();
-  grpc::Status status = stub->Process(context.get(), request, &response);
+  grpc::Status status = stub->Process(context.get(), *request, &response);
   if (!status.ok()) return Fail(status);
 
   const std::string out = absl::GetFlag(FLAGS_o);
@@ -300,6 +312,17 @@ int Health() {
   return serving ? 0 : 2;
 }
 
+int Load(const std::vector<std::string>& files) {
+  absl::StatusOr<v1::ProcessRequest> request = BuildRequest(files);
+  if (!request.ok()) return Fail(absl::StrCat("load: ", request.status().message()));
+  client::LoadOptions options;
+  options.concurrency = absl::GetFlag(FLAGS_concurrency);
+  options.requests = absl::GetFlag(FLAGS_requests);
+  options.max_seconds = absl::GetFlag(FLAGS_max_seconds);
+  options.timeout_seconds = absl::GetFlag(FLAGS_timeout);
+  return client::RunLoad(Channel(), *request, options);
+}
+
 int Bench() {
   client::BenchOptions options;
   options.out_dir = absl::GetFlag(FLAGS_out);
@@ -330,9 +353,10 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "rgfx process --server ADDR --graph FILE.json [--set pass.param=value] IN.png... -o OUT\n"
       "rgfx passes | info | health [--server ADDR] [--json]\n"
-      "rgfx bench [--server ADDR] [--out DIR] [--width W] [--height H] [--radius R] [--runs N]");
+      "rgfx bench [--server ADDR] [--out DIR] [--width W] [--height H] [--radius R] [--runs N]\n"
+      "rgfx load --graph FILE.json IN.png... [--concurrency N] [--requests N] [--max_seconds S]");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
-  if (args.size() < 2) return Fail("usage: rgfx process|passes|info|health|bench ... (--help)");
+  if (args.size() < 2) return Fail("usage: rgfx process|passes|info|health|bench|load ... (--help)");
   const std::string command = args[1];
   std::vector<std::string> rest(args.begin() + 2, args.end());
   if (command == "process") return Process(rest);
@@ -340,5 +364,6 @@ int main(int argc, char** argv) {
   if (command == "info") return Info();
   if (command == "health") return Health();
   if (command == "bench") return Bench();
+  if (command == "load") return Load(rest);
   return Fail(absl::StrCat("unknown command '", command, "'"));
 }

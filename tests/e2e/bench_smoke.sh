@@ -4,7 +4,8 @@
 # a 67x35 image with few runs, then checks that it exits 0 and writes
 # lineage.csv, sweep.csv, branch.csv and lineage.svg with a row for every
 # gaussian_blur variant the server lists; then SIGTERM, and the server must
-# exit 0 (drained shutdown). Checks no timing: figures are not tested.
+# exit 0 (drained shutdown). Also runs `rgfx load` briefly. Checks no timing:
+# figures are not tested.
 #
 #   bench_smoke.sh RGFX_SERVER RGFX_CLIENT
 set -euo pipefail
@@ -76,6 +77,20 @@ for v in variants:
         print(f"lineage.svg: no bar labelled {v}", file=sys.stderr); ok = False
 sys.exit(0 if ok else 1)
 EOF
+
+# `rgfx load` against the same server: 6 requests from 3 callers, all OK,
+# and a bad request counted as an error with its code (exit 1).
+python3 "$(dirname "$0")/../../scripts/make_sample_png.py" "$work/sample.png" 64 48
+graph="$(dirname "$0")/../../examples/graphs/blur.json"
+"$client_bin" load --server "$addr" --graph "$graph" "$work/sample.png" --concurrency 3 \
+  --requests 6 >"$work/load.txt" 2>&1 || { cat "$work/load.txt" >&2; fail "rgfx load exited $?"; }
+grep -q "^6 answered OK, 0 failed" "$work/load.txt" || { cat "$work/load.txt" >&2; fail "rgfx load: not 6 OK"; }
+grep -q "latency ms (client): p50" "$work/load.txt" || fail "rgfx load printed no percentiles"
+if "$client_bin" load --server "$addr" --graph "$graph" "$work/sample.png" --set blur.radius=-1 \
+    --requests 2 >"$work/load_bad.txt" 2>&1; then
+  fail "rgfx load of a bad request exited 0"
+fi
+grep -q "^error 3: pass 'blur'" "$work/load_bad.txt" || { cat "$work/load_bad.txt" >&2; fail "rgfx load: error not reported"; }
 
 kill -TERM "$server"
 rc=0
