@@ -62,7 +62,9 @@ class Executor {
   Executor& operator=(const Executor&) = delete;
 
   // Uploads, records every step with its barriers and timestamps, submits,
-  // waits (up to `timeout`) and downloads. A lost device comes back as a
+  // waits and downloads. Past `timeout` the run fails with DeadlineExceeded,
+  // but only once the GPU is done with its memory (it is never reused under
+  // a running submission). A lost device comes back as a
   // status gpu::IsDeviceLost() recognises; out of memory as ResourceExhausted.
   //
   // `repeats` > 1 records the whole graph that many times back to back in the
