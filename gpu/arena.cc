@@ -53,6 +53,13 @@ void Arena::Reset() {
   }
 }
 
+void Arena::ReleaseAll() {
+  blocks_.clear();
+  used_.clear();
+  high_water_ = 0;
+  this_run_ = 0;
+}
+
 VkDeviceSize Arena::capacity() const {
   VkDeviceSize total = 0;
   for (const auto& b : blocks_) total += b.size();

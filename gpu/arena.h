@@ -23,6 +23,10 @@ class Arena {
   // are merged into one block large enough for all (on the next Allocate).
   void Reset();
 
+  // Frees every block (no slice may be in use): an idle worker gives its
+  // memory back; the next run allocates again.
+  void ReleaseAll();
+
   int blocks() const { return static_cast<int>(blocks_.size()); }
   uint64_t allocations() const { return allocations_; }  // Vulkan allocations so far
   VkDeviceSize capacity() const;

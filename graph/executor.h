@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "gpu/buffer_slice.h"
 #include "graph/compiled_graph.h"
 
 namespace rgfx::gpu {
@@ -45,6 +46,17 @@ struct RunResult {
   int64_t upload_ns = 0;    // host time: filling staging memory
   int64_t submit_ns = 0;    // host time: record, submit, wait for the fence
   int64_t download_ns = 0;  // host time: handing the outputs to the consumer
+  int batch_requests = 1;   // requests that shared the submission
+};
+
+// One request of a batch whose pixels already sit in host-visible staging
+// memory the request owns (DESIGN.md §9: decoded straight into the memory
+// the upload reads from). `inputs[i]` is input i (desc.inputs order) in its
+// client format, exactly the imported resource's bytes (ignored for an input
+// nothing reads); `outputs[i]` receives output i (desc.outputs order).
+struct StagedRun {
+  std::vector<gpu::BufferSlice> inputs;
+  std::vector<gpu::BufferSlice> outputs;
 };
 
 // Writes input `index` (desc.inputs order) in its client format, tightly
@@ -76,12 +88,28 @@ class Executor {
                                 const ConsumeOutputFn& consume,
                                 absl::Duration timeout = absl::Seconds(60), int repeats = 1);
 
+  // Runs every request of `runs` in one submission: the graph's transient
+  // memory is shared and reused request after request, with a barrier
+  // between them, so each request's passes run alone on the GPU and its
+  // timestamps are its own. Results are in `runs` order. `repeats` and
+  // `timeout` as in Run.
+  absl::StatusOr<std::vector<RunResult>> RunStaged(const CompiledGraph& graph,
+                                                   std::span<const StagedRun> runs,
+                                                   absl::Duration timeout = absl::Seconds(60),
+                                                   int repeats = 1);
+
   // Vulkan memory allocations made so far by this executor's arenas: stays
   // constant once a worker has run its largest graph.
   uint64_t vulkan_allocations() const;
+  // Bytes of device-local transient memory this executor holds.
+  uint64_t device_bytes() const;
+  // Gives back the transient memory (device and the executor's own staging)
+  // if no run has used it for `idle`; the next run allocates it again.
+  void TrimIdle(absl::Duration idle);
 
  private:
   struct State;
+  absl::Status CheckStaged(const CompiledGraph& graph, const StagedRun& run) const;
   explicit Executor(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };

@@ -22,6 +22,17 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& opti
   engine->caps_ = engine->device_->caps();
   engine->cache_ =
       std::make_unique<graph::CompileCache>(engine->registry_, engine->caps_, options.limits);
+  if (options.memory_idle_release > absl::ZeroDuration()) {
+    Engine* self = engine.get();
+    engine->trimmer_ = std::thread([self] {
+      const absl::Duration idle = self->options_.memory_idle_release;
+      const absl::Duration period =
+          std::clamp(idle / 4, absl::Milliseconds(50), absl::Seconds(10));
+      while (!self->stop_trimming_.WaitForNotificationWithTimeout(period)) {
+        self->TrimIdleMemory(idle);
+      }
+    });
+  }
   return engine;
 }
 
@@ -29,11 +40,15 @@ absl::Status Engine::CreateDevice() {
   RGFX_ASSIGN_OR_RETURN(device_, gpu::Device::Create(*instance_, {.override_spec = options_.device}));
   RGFX_ASSIGN_OR_RETURN(pipelines_, gpu::PipelineCache::Create(*device_, options_.pipeline_cache_file));
   executors_.clear();
+  executor_mu_.clear();
   for (int i = 0; i < options_.workers; ++i) {
     RGFX_ASSIGN_OR_RETURN(std::unique_ptr<graph::Executor> executor,
                           graph::Executor::Create(*device_, *pipelines_));
     executors_.push_back(std::move(executor));
+    executor_mu_.push_back(std::make_unique<absl::Mutex>());
   }
+  upload_pool_ = gpu::StagingPool::Create(device_, gpu::MemoryKind::kUpload);
+  readback_pool_ = gpu::StagingPool::Create(device_, gpu::MemoryKind::kReadback);
   return WarmUp();
 }
 
@@ -65,6 +80,8 @@ absl::Status Engine::WarmUp() {
 }
 
 Engine::~Engine() {
+  stop_trimming_.Notify();
+  if (trimmer_.joinable()) trimmer_.join();
   if (pipelines_ != nullptr && !options_.pipeline_cache_file.empty()) {
     if (absl::Status s = pipelines_->Save(); !s.ok()) {
       ServerLog().Error("saving the pipeline cache failed", {Field("error", s.ToString())});
@@ -73,6 +90,8 @@ Engine::~Engine() {
   // Executors and pipelines before the device, the device before the instance.
   executors_.clear();
   pipelines_.reset();
+  upload_pool_.reset();
+  readback_pool_.reset();
   device_.reset();
 }
 
@@ -90,30 +109,100 @@ absl::StatusOr<graph::RunResult> Engine::Run(int worker, const graph::CompiledGr
                                              const graph::FillInputFn& fill,
                                              const graph::ConsumeOutputFn& consume,
                                              int repeats) {
+  absl::StatusOr<graph::RunResult> result;
+  RGFX_RETURN_IF_ERROR(OnExecutor(worker, [&](graph::Executor& executor) {
+    result = executor.Run(graph, fill, consume, absl::Seconds(60), repeats);
+    return result.status();
+  }));
+  return result;
+}
+
+absl::StatusOr<std::vector<graph::RunResult>> Engine::RunStaged(
+    int worker, const graph::CompiledGraph& graph, std::span<const graph::StagedRun> runs,
+    int repeats) {
+  absl::StatusOr<std::vector<graph::RunResult>> result;
+  RGFX_RETURN_IF_ERROR(OnExecutor(worker, [&](graph::Executor& executor) {
+    result = executor.RunStaged(graph, runs, absl::Seconds(60), repeats);
+    return result.status();
+  }));
+  return result;
+}
+
+absl::Status Engine::OnExecutor(int worker,
+                                absl::FunctionRef<absl::Status(graph::Executor&)> run) {
   if (lost_.load()) {
     return absl::UnavailableError("the GPU is being recovered after a device loss; retry");
   }
   // Outside device_mu_: a hook that holds a run must not hold off recovery.
-  absl::Status injected =
+  absl::Status status =
       options_.test_hooks.before_run ? options_.test_hooks.before_run(worker) : absl::OkStatus();
-  absl::StatusOr<graph::RunResult> result;
-  if (!injected.ok()) {
-    result = std::move(injected);
-  } else {
+  if (status.ok()) {
     absl::ReaderMutexLock lock(&device_mu_);
     if (executors_.empty()) return absl::UnavailableError("no GPU device");
-    result = executors_[worker]->Run(graph, fill, consume, absl::Seconds(60), repeats);
+    absl::MutexLock executor_lock(executor_mu_[worker].get());
+    status = run(*executors_[worker]);
   }
-  if (!result.ok() && gpu::IsDeviceLost(result.status())) {
-    if (!lost_.exchange(true)) {
-      ServerLog().Error("GPU device lost; recreating it", {Field("error", result.status().ToString())});
-      if (health_listener_) health_listener_(false);
-      Recover();
-    }
-    return absl::UnavailableError(absl::StrCat("the GPU device was lost while running: ",
-                                               result.status().message()));
+  return HandleRunFailure(status);
+}
+
+absl::Status Engine::HandleRunFailure(const absl::Status& status) {
+  if (status.ok() || !gpu::IsDeviceLost(status)) return status;
+  if (!lost_.exchange(true)) {
+    ServerLog().Error("GPU device lost; recreating it", {Field("error", status.ToString())});
+    if (health_listener_) health_listener_(false);
+    Recover();
   }
-  return result;
+  return absl::UnavailableError(
+      absl::StrCat("the GPU device was lost while running: ", status.message()));
+}
+
+absl::StatusOr<gpu::StagingLease> Engine::AcquireUpload(uint64_t bytes) {
+  return AcquireStaging(upload_pool_, bytes);
+}
+
+absl::StatusOr<gpu::StagingLease> Engine::AcquireReadback(uint64_t bytes) {
+  return AcquireStaging(readback_pool_, bytes);
+}
+
+absl::StatusOr<gpu::StagingLease> Engine::AcquireStaging(
+    const std::shared_ptr<gpu::StagingPool>& pool_ref, uint64_t bytes) {
+  std::shared_ptr<gpu::StagingPool> pool;
+  {
+    absl::ReaderMutexLock lock(&device_mu_);
+    pool = pool_ref;
+  }
+  if (lost_.load() || pool == nullptr) {
+    return absl::UnavailableError("the GPU is being recovered after a device loss; retry");
+  }
+  return pool->Acquire(bytes);
+}
+
+Engine::MemoryStats Engine::memory_stats() {
+  MemoryStats stats;
+  absl::ReaderMutexLock lock(&device_mu_);
+  for (size_t i = 0; i < executors_.size(); ++i) {
+    absl::MutexLock executor_lock(executor_mu_[i].get());
+    stats.device_bytes += executors_[i]->device_bytes();
+  }
+  for (const auto* pool : {upload_pool_.get(), readback_pool_.get()}) {
+    if (pool == nullptr) continue;
+    const gpu::StagingStats s = pool->stats();
+    stats.staging_bytes += s.bytes_allocated;
+    stats.staging_leased_bytes += s.bytes_leased;
+  }
+  return stats;
+}
+
+void Engine::TrimIdleMemory(absl::Duration idle) {
+  absl::ReaderMutexLock lock(&device_mu_);
+  for (size_t i = 0; i < executors_.size(); ++i) {
+    // A worker busy with a run is not idle: skip it rather than wait.
+    if (!executor_mu_[i]->TryLock()) continue;
+    executors_[i]->TrimIdle(idle);
+    executor_mu_[i]->Unlock();
+  }
+  if (upload_pool_ != nullptr) upload_pool_->Trim(idle);
+  if (readback_pool_ != nullptr) readback_pool_->Trim(idle);
 }
 
 void Engine::Recover() {
@@ -121,6 +210,10 @@ void Engine::Recover() {
   absl::MutexLock lock(&device_mu_);  // waits for every run in flight
   executors_.clear();
   pipelines_.reset();
+  // Leases still held keep their pool and the old device alive until their
+  // requests are done; new requests take leases from the new pools.
+  upload_pool_.reset();
+  readback_pool_.reset();
   device_.reset();
   if (absl::Status s = CreateDevice(); !s.ok()) {
     // Stays unhealthy: health reports NOT_SERVING and an orchestrator

@@ -12,15 +12,21 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
 #include "gpu/caps.h"
 #include "gpu/device.h"
 #include "gpu/instance.h"
 #include "gpu/pipeline_cache.h"
+#include "gpu/staging_pool.h"
 #include "graph/compile_cache.h"
 #include "graph/executor.h"
 #include "graph/registry.h"
@@ -47,6 +53,9 @@ struct EngineOptions {
   std::string device;               // --device: "" = automatic
   std::string pipeline_cache_file;  // "" = none
   int workers = 2;                  // executors, one per GPU worker thread
+  // Staging and transient memory unused this long is given back by a
+  // background thread (zero: kept for the process's life).
+  absl::Duration memory_idle_release = absl::ZeroDuration();
   graph::CompileLimits limits;
   EngineTestHooks test_hooks;
 };
@@ -76,6 +85,29 @@ class Engine {
                                        const graph::ConsumeOutputFn& consume,
                                        int repeats = 1);
 
+  // Runs a batch of requests whose pixels already sit in their own staging
+  // leases (graph::Executor::RunStaged) in one submission on `worker`.
+  absl::StatusOr<std::vector<graph::RunResult>> RunStaged(int worker,
+                                                          const graph::CompiledGraph& graph,
+                                                          std::span<const graph::StagedRun> runs,
+                                                          int repeats = 1);
+
+  // Host-visible memory owned by one request in flight: inputs are decoded
+  // straight into an upload lease, outputs downloaded into a readback lease
+  // and encoded from there. Unavailable while the device is being recovered.
+  absl::StatusOr<gpu::StagingLease> AcquireUpload(uint64_t bytes);
+  absl::StatusOr<gpu::StagingLease> AcquireReadback(uint64_t bytes);
+
+  struct MemoryStats {
+    uint64_t device_bytes = 0;    // transient device-local memory of all workers
+    uint64_t staging_bytes = 0;   // host-visible staging, leased and free
+    uint64_t staging_leased_bytes = 0;
+  };
+  MemoryStats memory_stats();
+  // Gives back memory nobody used for `idle`: free staging buffers and the
+  // transient memory of idle workers (--memory_idle_release_s).
+  void TrimIdleMemory(absl::Duration idle);
+
   // Validation messages since the last call (tests fail on any).
   std::vector<std::string> TakeValidationMessages();
 
@@ -89,6 +121,13 @@ class Engine {
   absl::Status CreateDevice();  // device, pipelines, executors, then WarmUp()
   absl::Status WarmUp();
   void Recover();
+  // Runs `run` on worker `worker`'s executor unless the device is lost, and
+  // turns a device loss into recovery and UNAVAILABLE.
+  absl::Status OnExecutor(int worker, absl::FunctionRef<absl::Status(graph::Executor&)> run);
+  // A device loss starts recovery; returns the status a run should report.
+  absl::Status HandleRunFailure(const absl::Status& status);
+  absl::StatusOr<gpu::StagingLease> AcquireStaging(
+      const std::shared_ptr<gpu::StagingPool>& pool, uint64_t bytes);
 
   const EngineOptions options_;
   std::unique_ptr<gpu::Instance> instance_;
@@ -99,10 +138,19 @@ class Engine {
 
   // Runs hold it shared; recovery holds it exclusively.
   absl::Mutex device_mu_;
-  std::unique_ptr<gpu::Device> device_;
+  // Shared with the staging pools: a lease taken before a device loss keeps
+  // the old device alive until its request is done.
+  std::shared_ptr<gpu::Device> device_;
   std::unique_ptr<gpu::PipelineCache> pipelines_;
   std::vector<std::unique_ptr<graph::Executor>> executors_;
+  // One lock per executor: TrimIdleMemory must not free memory under a run.
+  std::vector<std::unique_ptr<absl::Mutex>> executor_mu_;
+  std::shared_ptr<gpu::StagingPool> upload_pool_;
+  std::shared_ptr<gpu::StagingPool> readback_pool_;
   std::atomic<bool> lost_{false};
+  // Gives idle memory back every so often (memory_idle_release).
+  absl::Notification stop_trimming_;
+  std::thread trimmer_;
   std::function<void(bool)> health_listener_;
 };
 

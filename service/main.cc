@@ -1,7 +1,9 @@
 // rgfx-server: flags, engine setup, serve until SIGTERM/SIGINT, drain, exit 0.
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -24,8 +26,19 @@ ABSL_FLAG(int, max_passes, 64, "most passes per graph");
 ABSL_FLAG(int, max_gpu_repeats, 100,
           "most repetitions of a graph's GPU work one request may ask for (Options.gpu_repeats)");
 ABSL_FLAG(int, max_queued, 64, "requests waiting for a slot; beyond: RESOURCE_EXHAUSTED");
-ABSL_FLAG(int, max_in_flight, 8, "requests processed at once (bounds memory)");
-ABSL_FLAG(int, workers, 2, "GPU workers (executors with their own transient memory)");
+ABSL_FLAG(int, max_in_flight, 0,
+          "requests processed at once (bounds memory: each holds its decoded inputs and "
+          "outputs); 0 = twice the CPU threads, at least 8");
+ABSL_FLAG(int, workers, 3,
+          "GPU workers (executors with their own transient memory): submissions in flight on "
+          "the GPU at once");
+ABSL_FLAG(int, max_batch, 8,
+          "most queued requests with the same graph and sizes run in one GPU submission");
+ABSL_FLAG(int, batch_delay_us, 500,
+          "how long a GPU worker waits for more requests of the same graph to fill a batch "
+          "while others are being decoded (0: never waits)");
+ABSL_FLAG(int, memory_idle_release_s, 60,
+          "staging and transient GPU memory unused for this long is given back (0: never)");
 ABSL_FLAG(int, cpu_threads, 0, "decode/encode threads; 0 = one per core");
 ABSL_FLAG(bool, validation, false, "Vulkan validation layer (with synchronization validation)");
 ABSL_FLAG(std::string, log_format, "text", "text or json (one object per line)");
@@ -79,9 +92,22 @@ int main(int argc, char** argv) {
   options.config.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   options.config.max_queued = absl::GetFlag(FLAGS_max_queued);
   options.config.max_in_flight = absl::GetFlag(FLAGS_max_in_flight);
+  options.config.max_batch = absl::GetFlag(FLAGS_max_batch);
+  options.config.batch_delay = absl::Microseconds(absl::GetFlag(FLAGS_batch_delay_us));
+  options.engine.memory_idle_release = absl::Seconds(absl::GetFlag(FLAGS_memory_idle_release_s));
   options.engine.limits.max_pixels = options.config.limits.max_pixels;
   options.engine.limits.max_passes = options.config.limits.max_passes;
   options.cpu_threads = absl::GetFlag(FLAGS_cpu_threads);
+  if (options.config.max_in_flight == 0) {
+    const int threads = options.cpu_threads > 0
+                            ? options.cpu_threads
+                            : static_cast<int>(std::thread::hardware_concurrency());
+    options.config.max_in_flight = std::max(8, 2 * threads);
+  }
+  if (options.config.max_batch < 1 || absl::GetFlag(FLAGS_batch_delay_us) < 0 ||
+      absl::GetFlag(FLAGS_memory_idle_release_s) < 0) {
+    return Fail("--max_batch must be >= 1, --batch_delay_us and --memory_idle_release_s >= 0");
+  }
   if (options.engine.workers < 1 || options.config.max_in_flight < 1 ||
       options.config.max_queued < 0 || options.config.limits.max_passes < 1 ||
       options.config.limits.max_pixels < 1) {

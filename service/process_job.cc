@@ -95,16 +95,83 @@ absl::Status ProcessJob::Prepare() {
   }
   compile_ns_ = NanosSince(start);
 
-  start = absl::Now();
-  decoded_.resize(translated_.inputs.size());
+  if (absl::Status s = StageInputs(); !s.ok()) return s;
+  if (absl::Status s = StageOutputs(); !s.ok()) return s;
+  // Requests with the same compiled graph (same graph, sizes and formats)
+  // and repeats do the same GPU work: they may share a submission.
+  // report_error runs extra graphs, so it runs alone.
+  if (error_reference_ == nullptr) {
+    batch_key_ = absl::StrCat(reinterpret_cast<uintptr_t>(compiled_.get()), "/",
+                              translated_.gpu_repeats);
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+constexpr uint64_t kStagingAlignment = 256;
+uint64_t AlignUp(uint64_t v) { return (v + kStagingAlignment - 1) / kStagingAlignment * kStagingAlignment; }
+}  // namespace
+
+absl::Status ProcessJob::StageInputs() {
+  // One lease for all inputs, each at an aligned offset.
+  std::vector<uint64_t> offsets;
+  uint64_t total = 0;
+  for (const InputPlan& plan : translated_.inputs) {
+    offsets.push_back(total);
+    total += AlignUp(plan.decoded_bytes);
+  }
+  absl::StatusOr<gpu::StagingLease> lease = engine_.AcquireUpload(std::max<uint64_t>(total, 1));
+  if (!lease.ok()) return lease.status();
+  upload_ = *std::move(lease);
+  staged_.inputs.assign(translated_.inputs.size(), {});
   for (size_t i = 0; i < translated_.inputs.size(); ++i) {
     const InputPlan& plan = translated_.inputs[i];
-    if (!plan.png) continue;
-    decoded_[i].resize(plan.decoded_bytes);
-    if (absl::Status s = DecodeInput(plan, decoded_[i]); !s.ok()) return s;
+    const gpu::BufferSlice slice = upload_.Slice(offsets[i], plan.decoded_bytes);
+    const int r = compiled_->imported[i];
+    if (r >= 0 && compiled_->resources[r].bytes != plan.decoded_bytes) {
+      return absl::InternalError(absl::StrCat("input ", i, ": ", plan.decoded_bytes,
+                                              " decoded bytes, the graph imports ",
+                                              compiled_->resources[r].bytes));
+    }
+    // PNG: decoded straight into the upload memory; raw: the one copy from
+    // the request into it.
+    const absl::Time start = absl::Now();
+    if (absl::Status s = DecodeInput(plan, {slice.mapped, plan.decoded_bytes}); !s.ok()) return s;
+    (plan.png ? decode_ns_ : upload_ns_) += NanosSince(start);
+    if (r >= 0) staged_.inputs[i] = slice;
   }
-  decode_ns_ = NanosSince(start);
   return absl::OkStatus();
+}
+
+absl::Status ProcessJob::StageOutputs() {
+  std::vector<uint64_t> offsets;
+  uint64_t total = 0;
+  for (int r : compiled_->exported) {
+    offsets.push_back(total);
+    total += AlignUp(compiled_->resources[r].bytes);
+  }
+  absl::StatusOr<gpu::StagingLease> lease = engine_.AcquireReadback(std::max<uint64_t>(total, 1));
+  if (!lease.ok()) return lease.status();
+  readback_ = *std::move(lease);
+  staged_.outputs.clear();
+  for (size_t i = 0; i < compiled_->exported.size(); ++i) {
+    staged_.outputs.push_back(
+        readback_.Slice(offsets[i], compiled_->resources[compiled_->exported[i]].bytes));
+  }
+  return absl::OkStatus();
+}
+
+graph::FillInputFn ProcessJob::FillFromStaging() const {
+  // report_error's extra runs use the executor's own staging: one more copy,
+  // only for those.
+  return [this](int index, std::span<std::byte> dst) -> absl::Status {
+    const gpu::BufferSlice& src = staged_.inputs[index];
+    if (dst.size() != src.size) {
+      return absl::InternalError(absl::StrCat("input ", index, ": staging size mismatch"));
+    }
+    std::memcpy(dst.data(), src.mapped, dst.size());
+    return absl::OkStatus();
+  };
 }
 
 absl::Status ProcessJob::PrepareErrorRuns() {
@@ -157,9 +224,9 @@ absl::Status ProcessJob::RunErrorRuns(int worker, const graph::FillInputFn& fill
     if (!run.ok()) return run.status();
   } else {  // the returned outputs are raw RGBA32F linear premultiplied
     for (size_t i = 0; i < outputs; ++i) {
-      const std::string& data = response_.outputs(static_cast<int>(i)).data();
-      measured_values_[i].resize(data.size() / sizeof(float));
-      std::memcpy(measured_values_[i].data(), data.data(),
+      const gpu::BufferSlice& data = staged_.outputs[i];
+      measured_values_[i].resize(data.size / sizeof(float));
+      std::memcpy(measured_values_[i].data(), data.mapped,
                   measured_values_[i].size() * sizeof(float));
     }
   }
@@ -171,50 +238,52 @@ absl::Status ProcessJob::RunErrorRuns(int worker, const graph::FillInputFn& fill
 
 absl::Status ProcessJob::RunGpu(int worker) {
   const absl::Time start = absl::Now();
-  const auto fill = [this](int index, std::span<std::byte> dst) -> absl::Status {
-    const InputPlan& plan = translated_.inputs[index];
-    if (!plan.png) return DecodeInput(plan, dst);  // raw: one copy, request -> staging
-    if (dst.size() != decoded_[index].size()) {
-      return absl::InternalError(absl::StrCat("input ", index, ": staging size mismatch"));
-    }
-    std::memcpy(dst.data(), decoded_[index].data(), dst.size());
-    return absl::OkStatus();
-  };
-  const bool png = translated_.output.encoding == v1::IMAGE_ENCODING_PNG;
-  downloaded_.resize(translated_.desc.outputs.size());
-  response_.clear_outputs();
-  for (size_t i = 0; i < translated_.desc.outputs.size(); ++i) response_.add_outputs();
-  const auto consume = [&](int index, std::span<const std::byte> src) -> absl::Status {
-    if (png) {
-      // Encoding takes far longer than this copy; it runs on the CPU pool so
-      // the GPU worker can take the next request.
-      downloaded_[index].assign(src.begin(), src.end());
-    } else {
-      response_.mutable_outputs(index)->mutable_data()->assign(
-          reinterpret_cast<const char*>(src.data()), src.size());
-    }
-    return absl::OkStatus();
-  };
-  absl::StatusOr<graph::RunResult> run =
-      engine_.Run(worker, *compiled_, fill, consume, translated_.gpu_repeats);
-  if (!run.ok()) return run.status();
-  run_ = *std::move(run);
+  absl::StatusOr<std::vector<graph::RunResult>> runs = engine_.RunStaged(
+      worker, *compiled_, std::span<const graph::StagedRun>(&staged_, 1), translated_.gpu_repeats);
+  if (!runs.ok()) return runs.status();
+  run_ = std::move(runs->front());
   if (error_reference_ != nullptr) {
-    if (absl::Status s = RunErrorRuns(worker, fill); !s.ok()) return s;
+    if (absl::Status s = RunErrorRuns(worker, FillFromStaging()); !s.ok()) return s;
   }
   gpu_stage_ns_ = NanosSince(start);
-  // Pixels are uploaded; the decoded copies are no longer needed.
-  decoded_.clear();
+  // The pixels are on the GPU side of the copy: the upload memory can serve
+  // the next request.
+  upload_.Release();
   return absl::OkStatus();
+}
+
+std::vector<absl::Status> ProcessJob::RunGpuBatch(int worker, std::span<Job* const> batch) {
+  // Every job of the batch is a ProcessJob with this job's key: the same
+  // compiled graph and repeats (Scheduler's contract).
+  const absl::Time start = absl::Now();
+  std::vector<graph::StagedRun> runs;
+  for (Job* job : batch) runs.push_back(static_cast<ProcessJob*>(job)->staged_);
+  absl::StatusOr<std::vector<graph::RunResult>> results =
+      engine_.RunStaged(worker, *compiled_, runs, translated_.gpu_repeats);
+  const int64_t elapsed = NanosSince(start);
+  std::vector<absl::Status> statuses;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    auto* job = static_cast<ProcessJob*>(batch[i]);
+    if (!results.ok()) {
+      statuses.push_back(results.status());
+      continue;
+    }
+    job->run_ = std::move((*results)[i]);
+    job->gpu_stage_ns_ = elapsed;
+    job->upload_.Release();
+    statuses.push_back(absl::OkStatus());
+  }
+  return statuses;
 }
 
 absl::Status ProcessJob::Finish() {
   const absl::Time start = absl::Now();
   const bool png = translated_.output.encoding == v1::IMAGE_ENCODING_PNG;
+  response_.clear_outputs();
   for (size_t i = 0; i < translated_.desc.outputs.size(); ++i) {
     const graph::OutputDesc& out = translated_.desc.outputs[i];
     const graph::Extent extent = compiled_->resources[compiled_->exported[i]].extent;
-    v1::Image& image = *response_.mutable_outputs(static_cast<int>(i));
+    v1::Image& image = *response_.add_outputs();
     image.set_name(out.name);
     image.set_width(extent.width);
     image.set_height(extent.height);
@@ -222,18 +291,25 @@ absl::Status ProcessJob::Finish() {
                                                                       : v1::COLOR_SPACE_LINEAR);
     image.set_alpha_mode(out.alpha == graph::AlphaMode::kStraight ? v1::ALPHA_MODE_STRAIGHT
                                                                   : v1::ALPHA_MODE_PREMULTIPLIED);
+    const gpu::BufferSlice& pixels = staged_.outputs[i];
     if (png) {
-      absl::StatusOr<std::string> encoded = EncodePng(downloaded_[i], extent.width, extent.height,
-                                                      out.format, translated_.output.png);
+      // Encoded straight from the memory the GPU downloaded into.
+      absl::StatusOr<std::string> encoded =
+          EncodePng({pixels.mapped, pixels.size}, extent.width, extent.height, out.format,
+                    translated_.output.png);
       if (!encoded.ok()) return encoded.status();
       image.set_encoding(v1::IMAGE_ENCODING_PNG);
       *image.mutable_data() = *std::move(encoded);
-      std::vector<std::byte>().swap(downloaded_[i]);
     } else {
+      // Raw: the one copy from the download memory into the response.
+      const absl::Time copy_start = absl::Now();
       image.set_encoding(RawEncoding(out.format));
+      image.mutable_data()->assign(reinterpret_cast<const char*>(pixels.mapped), pixels.size);
+      download_ns_ += NanosSince(copy_start);
     }
   }
-  encode_ns_ = NanosSince(start);
+  readback_.Release();
+  encode_ns_ = NanosSince(start) - download_ns_;
 
   if (error_reference_ != nullptr) {
     for (size_t i = 0; i < translated_.desc.outputs.size(); ++i) {
@@ -289,10 +365,11 @@ void ProcessJob::Done(const absl::Status& status) {
   stages.set_queue_ns(queue_ns());
   stages.set_decode_ns(decode_ns_);
   stages.set_compile_ns(compile_ns_);
-  stages.set_upload_ns(run_.upload_ns);
+  stages.set_upload_ns(upload_ns_);
   stages.set_submit_ns(run_.submit_ns);
   if (run_.gpu_ns) stages.set_gpu_ns(*run_.gpu_ns);
-  stages.set_download_ns(run_.download_ns);
+  stages.set_download_ns(download_ns_);
+  stages.set_batch_requests(run_.batch_requests);
   stages.set_encode_ns(encode_ns_);
   stages.set_total_ns(NanosSince(arrival_));
 
@@ -308,10 +385,10 @@ void ProcessJob::Done(const absl::Status& status) {
                   Field("graph", graph_hash_.empty() ? "-" : graph_hash_),
                   Field("cache_hit", cache_hit_ ? "true" : "false"),
                   num("queue_ms", queue_ns()), num("decode_ms", decode_ns_),
-                  num("compile_ms", compile_ns_), num("upload_ms", run_.upload_ns),
+                  num("compile_ms", compile_ns_), num("upload_ms", upload_ns_),
                   Field("gpu_ms", run_.gpu_ns ? ms(static_cast<int64_t>(*run_.gpu_ns)) : "-"),
                   num("gpu_stage_ms", gpu_stage_ns_),
-                  num("download_ms", run_.download_ns), num("encode_ms", encode_ns_),
+                  num("download_ms", download_ns_), num("encode_ms", encode_ns_),
                   num("total_ms", stages.total_ns()),
                   Field("status", std::string(absl::StatusCodeToString(status.code()))),
                   Field("error", std::string(status.message()))});

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct ServiceConfig {
   uint64_t max_message_bytes = 64ull << 20;
   int max_in_flight = 8;
   int max_queued = 32;
+  int max_batch = 8;                                     // requests per GPU submission
+  absl::Duration batch_delay = absl::Microseconds(500);  // longest wait to fill a batch
 };
 
 class ProcessJob final : public Job {
@@ -35,6 +38,8 @@ class ProcessJob final : public Job {
   absl::Status CheckAlive() override;
   absl::Status Prepare() override;
   absl::Status RunGpu(int worker) override;
+  std::string BatchKey() const override { return batch_key_; }
+  std::vector<absl::Status> RunGpuBatch(int worker, std::span<Job* const> batch) override;
   absl::Status Finish() override;
   void Done(const absl::Status& status) override;
 
@@ -55,10 +60,16 @@ class ProcessJob final : public Job {
   std::string graph_hash_;
   bool cache_hit_ = false;
   std::shared_ptr<const graph::CompiledGraph> compiled_;
-  // Decoded PNG pixels (raw inputs are uploaded straight from the request).
-  std::vector<std::vector<std::byte>> decoded_;
-  // Downloaded pixels of PNG outputs (raw outputs go straight into the response).
-  std::vector<std::vector<std::byte>> downloaded_;
+  // Staging owned by this request (DESIGN.md §9): inputs are decoded (PNG)
+  // or copied (raw) straight into upload_, the GPU copies from there and
+  // downloads into readback_, and PNG outputs are encoded from there.
+  absl::Status StageInputs();
+  absl::Status StageOutputs();
+  graph::FillInputFn FillFromStaging() const;
+  gpu::StagingLease upload_;
+  gpu::StagingLease readback_;
+  graph::StagedRun staged_;
+  std::string batch_key_;  // "" = never batched
   graph::RunResult run_;
   // Options.report_error (post_process.proto): the approximate passes, the
   // graph whose outputs are compared (null: the returned run's outputs are
@@ -72,6 +83,7 @@ class ProcessJob final : public Job {
   std::vector<std::vector<float>> measured_values_;
   std::vector<std::vector<float>> reference_values_;
   int64_t decode_ns_ = 0, compile_ns_ = 0, encode_ns_ = 0, gpu_stage_ns_ = 0;
+  int64_t upload_ns_ = 0, download_ns_ = 0;
 };
 
 // A request id for requests that came without one.

@@ -37,8 +37,15 @@ absl::Status Scheduler::Submit(std::unique_ptr<Job> job) {
   return absl::OkStatus();
 }
 
+std::vector<absl::Status> Job::RunGpuBatch(int worker, std::span<Job* const> batch) {
+  std::vector<absl::Status> statuses;
+  for (Job* job : batch) statuses.push_back(job->RunGpu(worker));
+  return statuses;
+}
+
 void Scheduler::StartLocked(Job* job) {
   ++in_flight_;
+  ++preparing_;
   to_prepare_.push_back(job);
 }
 
@@ -92,8 +99,15 @@ void Scheduler::CpuLoop() {
 void Scheduler::RunPrepare(Job* job) {
   absl::Status status = job->CheckAlive();
   if (status.ok()) status = job->Prepare();
-  if (!status.ok()) return Complete(job, status);
+  if (!status.ok()) {
+    {
+      absl::MutexLock lock(&mu_);
+      --preparing_;
+    }
+    return Complete(job, status);
+  }
   absl::MutexLock lock(&mu_);
+  --preparing_;
   job->enqueued_ = absl::Now();
   to_gpu_.push_back(job);
 }
@@ -104,29 +118,82 @@ void Scheduler::RunFinish(Job* job) {
   Complete(job, status);
 }
 
+bool Scheduler::HasKeyLocked(const std::string& key) const {
+  for (const Job* job : to_gpu_) {
+    if (job->BatchKey() == key) return true;
+  }
+  return false;
+}
+
+void Scheduler::TakeSameKeyLocked(const std::string& key, std::vector<Job*>& batch) {
+  for (auto it = to_gpu_.begin();
+       it != to_gpu_.end() && static_cast<int>(batch.size()) < options_.max_batch;) {
+    if ((*it)->BatchKey() == key) {
+      batch.push_back(*it);
+      it = to_gpu_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 void Scheduler::GpuLoop(int worker) {
+  struct Wait {
+    Scheduler* self;
+    const std::string* key;
+  };
   while (true) {
-    Job* job = nullptr;
+    std::vector<Job*> batch;
     {
       absl::MutexLock lock(&mu_);
       mu_.Await(absl::Condition(
           +[](Scheduler* s) ABSL_NO_THREAD_SAFETY_ANALYSIS { return s->stop_ || !s->to_gpu_.empty(); },
           this));
       if (to_gpu_.empty()) return;
-      job = to_gpu_.front();
+      batch.push_back(to_gpu_.front());
       to_gpu_.pop_front();
+      const std::string key = batch.front()->BatchKey();
+      if (!key.empty() && options_.max_batch > 1) {
+        TakeSameKeyLocked(key, batch);
+        // Others being prepared may have the same key: wait a bounded time.
+        const absl::Time until = absl::Now() + options_.batch_delay;
+        Wait wait{this, &key};
+        while (static_cast<int>(batch.size()) < options_.max_batch && preparing_ > 0 && !stop_ &&
+               absl::Now() < until) {
+          mu_.AwaitWithDeadline(absl::Condition(
+                                    +[](Wait* w) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                                      return w->self->stop_ || w->self->preparing_ == 0 ||
+                                             w->self->HasKeyLocked(*w->key);
+                                    },
+                                    &wait),
+                                until);
+          TakeSameKeyLocked(key, batch);
+        }
+      }
     }
-    Dequeued(job);
-    absl::Status status = job->CheckAlive();
-    if (status.ok()) status = job->RunGpu(worker);
-    if (!status.ok()) {
-      Complete(job, status);
-      continue;
+    std::vector<Job*> alive;
+    for (Job* job : batch) {
+      Dequeued(job);
+      if (absl::Status status = job->CheckAlive(); !status.ok()) {
+        Complete(job, status);
+      } else {
+        alive.push_back(job);
+      }
     }
-    absl::MutexLock lock(&mu_);
-    job->enqueued_ = absl::Now();
-    to_finish_.push_back(job);
+    if (alive.size() == 1) {
+      AfterGpu(alive.front(), alive.front()->RunGpu(worker));
+    } else if (!alive.empty()) {
+      std::vector<absl::Status> statuses = alive.front()->RunGpuBatch(worker, alive);
+      for (size_t i = 0; i < alive.size(); ++i) AfterGpu(alive[i], statuses.at(i));
+    }
   }
+}
+
+void Scheduler::AfterGpu(Job* job, const absl::Status& status) {
+  if (!status.ok()) return Complete(job, status);
+  absl::MutexLock lock(&mu_);
+  job->enqueued_ = absl::Now();
+  to_finish_.push_back(job);
 }
 
 void Scheduler::Drain() {
@@ -142,6 +209,11 @@ void Scheduler::Drain() {
 int Scheduler::queued() const {
   absl::MutexLock lock(&mu_);
   return static_cast<int>(waiting_.size());
+}
+
+int Scheduler::gpu_queued() const {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int>(to_gpu_.size());
 }
 
 int Scheduler::in_flight() const {

@@ -8,12 +8,20 @@
 // RESOURCE_EXHAUSTED (clients back off rather than pile up). Liveness
 // (deadline, cancellation) is checked before each stage, so dead work never
 // reaches the GPU.
+//
+// Batching: a GPU worker that takes a job also takes the queued jobs with
+// the same non-empty BatchKey() (same compiled graph and sizes), up to
+// max_batch, and while other jobs are still being prepared it waits up to
+// batch_delay for more; the batch runs as one GPU submission. With a single
+// caller nothing is being prepared, so nothing waits.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
+#include <span>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -30,6 +38,12 @@ class Job {
   virtual absl::Status CheckAlive() = 0;
   virtual absl::Status Prepare() = 0;           // CPU pool
   virtual absl::Status RunGpu(int worker) = 0;  // GPU worker `worker`
+  // Jobs with equal non-empty keys can share one GPU submission.
+  virtual std::string BatchKey() const { return {}; }
+  // Runs `batch` (this job first, all with this job's BatchKey()) on the
+  // GPU; one status per job, in order. Only called with batches of two or
+  // more.
+  virtual std::vector<absl::Status> RunGpuBatch(int worker, std::span<Job* const> batch);
   virtual absl::Status Finish() = 0;            // CPU pool
   // Called exactly once, last, with the first failure or OK; the job is
   // deleted right after.
@@ -49,6 +63,8 @@ struct SchedulerOptions {
   int gpu_workers = 2;
   int max_in_flight = 8;
   int max_queued = 32;
+  int max_batch = 8;                                  // jobs per GPU submission
+  absl::Duration batch_delay = absl::Microseconds(500);  // longest wait for more
 };
 
 class Scheduler {
@@ -65,8 +81,9 @@ class Scheduler {
   // Refuses new jobs and waits until every admitted one is Done.
   void Drain();
 
-  int queued() const;
-  int in_flight() const;
+  int queued() const;     // admitted, waiting for a slot
+  int in_flight() const;  // being processed (any stage)
+  int gpu_queued() const; // prepared, waiting for a GPU worker
   const SchedulerOptions& options() const { return options_; }
 
  private:
@@ -74,6 +91,11 @@ class Scheduler {
   void Complete(Job* job, const absl::Status& status);
   void CpuLoop();
   void GpuLoop(int worker);
+  // Moves the jobs of to_gpu_ with key `key` into `batch` (up to max_batch).
+  void TakeSameKeyLocked(const std::string& key, std::vector<Job*>& batch)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool HasKeyLocked(const std::string& key) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AfterGpu(Job* job, const absl::Status& status);
   void RunPrepare(Job* job);
   void RunFinish(Job* job);
   static void Dequeued(Job* job);
@@ -83,6 +105,7 @@ class Scheduler {
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  int preparing_ ABSL_GUARDED_BY(mu_) = 0;  // admitted, not yet at the GPU queue
   std::deque<Job*> waiting_ ABSL_GUARDED_BY(mu_);      // admitted, no slot yet
   std::deque<Job*> to_prepare_ ABSL_GUARDED_BY(mu_);   // CPU, before the GPU
   std::deque<Job*> to_finish_ ABSL_GUARDED_BY(mu_);    // CPU, after: served first

@@ -24,6 +24,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   sched.gpu_workers = server->engine_->workers();
   sched.max_in_flight = options.config.max_in_flight;
   sched.max_queued = options.config.max_queued;
+  sched.max_batch = options.config.max_batch;
+  sched.batch_delay = options.config.batch_delay;
   server->scheduler_ = std::make_unique<Scheduler>(sched);
   server->service_ = std::make_unique<PostProcessService>(*server->engine_, *server->scheduler_,
                                                           options.config);

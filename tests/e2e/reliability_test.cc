@@ -16,6 +16,7 @@
 #include "absl/time/clock.h"
 #include "gpu/vk_status.h"
 #include "grpc/health/v1/health.grpc.pb.h"
+#include "tests/e2e/direct_client.h"
 #include "tests/e2e/server_fixture.h"
 
 namespace rgfx::testing {
@@ -28,82 +29,6 @@ using ::testing::HasSubstr;
 constexpr char kBlurGraph[] = R"({
   "passes": [{"name": "blur", "inputs": ["image"], "outputs": ["out"], "gaussianBlur": {"radius": 3}}],
   "outputs": ["out"]})";
-
-// Holds the next run (once armed) until released; the timeout keeps a
-// failing test from hanging the server's destructor.
-struct RunHold {
-  std::atomic<bool> armed{false};
-  absl::Notification held;
-  absl::Notification release;
-
-  absl::Status BeforeRun(int) {
-    if (armed.exchange(false)) {
-      held.Notify();
-      release.WaitForNotificationWithTimeout(absl::Seconds(60));
-    }
-    return absl::OkStatus();
-  }
-  void Release() {
-    if (!release.HasBeenNotified()) release.Notify();
-  }
-};
-
-std::unique_ptr<service::Server> StartServer(service::EngineTestHooks hooks) {
-  service::ServerOptions options = TestServerOptions();
-  options.engine.test_hooks = std::move(hooks);
-  absl::StatusOr<std::unique_ptr<service::Server>> server = service::Server::Start(options);
-  EXPECT_TRUE(server.ok()) << server.status();
-  return server.ok() ? *std::move(server) : nullptr;
-}
-
-// A fresh connection each time: a new client, not one riding an existing
-// connection (which shutdown would close rather than refuse).
-std::shared_ptr<grpc::Channel> NewChannel(int port) {
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(-1);
-  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  return grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port),
-                                   grpc::InsecureChannelCredentials(), args);
-}
-
-struct Call {
-  grpc::Status status;
-  v1::ProcessResponse response;
-};
-
-Call Process(int port, const v1::ProcessRequest& request, absl::Duration deadline) {
-  auto stub = v1::PostProcess::NewStub(NewChannel(port));
-  grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + deadline));
-  Call call;
-  call.status = stub->Process(&context, request, &call.response);
-  return call;
-}
-
-HealthCheckResponse::ServingStatus Health(int port, const std::string& service) {
-  auto stub = grpc::health::v1::Health::NewStub(NewChannel(port));
-  grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-  grpc::health::v1::HealthCheckRequest request;
-  request.set_service(service);
-  HealthCheckResponse response;
-  const grpc::Status status = stub->Check(&context, request, &response);
-  EXPECT_TRUE(status.ok()) << status.error_message();
-  return response.status();
-}
-
-void ExpectSameOutputs(const v1::ProcessResponse& a, const v1::ProcessResponse& b) {
-  ASSERT_EQ(a.outputs_size(), b.outputs_size());
-  for (int i = 0; i < a.outputs_size(); ++i) {
-    EXPECT_EQ(a.outputs(i).data(), b.outputs(i).data()) << "output " << i << " differs";
-  }
-}
-
-void ExpectNoValidationMessages(service::Server& server) {
-  for (const std::string& m : server.engine().TakeValidationMessages()) {
-    ADD_FAILURE() << "Vulkan validation: " << m;
-  }
-}
 
 TEST(DeviceLoss, FailsRequestReportsNotServingThenRecovers) {
   std::atomic<bool> lose_next{false};
