@@ -17,6 +17,9 @@ struct DeviceCaps {
 
   uint64_t max_storage_buffer_range = 128ull << 20;
   uint64_t max_memory_allocation_size = 1ull << 31;
+  // Size of the largest DEVICE_LOCAL memory heap: the default GPU memory
+  // budget is derived from it.
+  uint64_t device_local_heap_bytes = 1ull << 30;
   uint32_t max_compute_shared_memory_bytes = 32 << 10;
   uint32_t max_workgroup_invocations = 1024;
   uint32_t max_workgroup_size[3] = {1024, 1024, 64};

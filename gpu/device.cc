@@ -1,5 +1,6 @@
 #include "gpu/device.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -116,6 +117,17 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(Instance& instance,
   caps.device_id = props2.properties.deviceID;
   caps.max_storage_buffer_range = limits.maxStorageBufferRange;
   caps.max_memory_allocation_size = maint3.maxMemoryAllocationSize;
+  {
+    VkPhysicalDeviceMemoryProperties memory;
+    vkGetPhysicalDeviceMemoryProperties(physical, &memory);
+    caps.device_local_heap_bytes = 0;
+    for (uint32_t i = 0; i < memory.memoryHeapCount; ++i) {
+      if (memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) {
+        caps.device_local_heap_bytes =
+            std::max<uint64_t>(caps.device_local_heap_bytes, memory.memoryHeaps[i].size);
+      }
+    }
+  }
   caps.max_compute_shared_memory_bytes = limits.maxComputeSharedMemorySize;
   caps.max_workgroup_invocations = limits.maxComputeWorkGroupInvocations;
   for (int i = 0; i < 3; ++i) {

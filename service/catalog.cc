@@ -74,6 +74,9 @@ v1::DeviceInfo BuildDeviceInfo(const Engine& engine, const ServiceConfig& config
   limits.set_max_queued(config.max_queued);
   limits.set_max_in_flight(config.max_in_flight);
   limits.set_workers(workers);
+  limits.set_host_memory_budget_bytes(engine.memory_budget().host_budget());
+  limits.set_gpu_memory_budget_bytes(engine.memory_budget().gpu_budget());
+  limits.set_max_batch(config.max_batch);
   info.set_validation(engine.validation_enabled());
   info.set_server_version("rgfx 0.1");
   for (const graph::PassType* type : engine.registry().All()) {

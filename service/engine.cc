@@ -22,6 +22,11 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& opti
   engine->caps_ = engine->device_->caps();
   engine->cache_ =
       std::make_unique<graph::CompileCache>(engine->registry_, engine->caps_, options.limits);
+  engine->budget_ = std::make_unique<MemoryBudget>(
+      options.host_memory_budget > 0 ? options.host_memory_budget : DefaultHostMemoryBudget(),
+      options.gpu_memory_budget > 0 ? options.gpu_memory_budget
+                                    : DefaultGpuMemoryBudget(engine->caps_.device_local_heap_bytes),
+      options.workers);
   if (options.memory_idle_release > absl::ZeroDuration()) {
     Engine* self = engine.get();
     engine->trimmer_ = std::thread([self] {
@@ -173,6 +178,9 @@ absl::StatusOr<gpu::StagingLease> Engine::AcquireStaging(
   }
   if (lost_.load() || pool == nullptr) {
     return absl::UnavailableError("the GPU is being recovered after a device loss; retry");
+  }
+  if (options_.test_hooks.before_staging) {
+    RGFX_RETURN_IF_ERROR(options_.test_hooks.before_staging(bytes));
   }
   return pool->Acquire(bytes);
 }

@@ -30,6 +30,7 @@
 #include "graph/compile_cache.h"
 #include "graph/executor.h"
 #include "graph/registry.h"
+#include "service/memory_budget.h"
 
 namespace rgfx::service {
 
@@ -46,6 +47,10 @@ struct EngineTestHooks {
   // before the device is recreated; may block so a test can observe
   // NOT_SERVING (recovery on lavapipe is too quick to catch otherwise).
   std::function<void()> before_recover;
+  // Called before a request's staging memory is taken: a non-OK status is
+  // taken as the allocation's result (e.g. VK_ERROR_OUT_OF_DEVICE_MEMORY);
+  // it may also throw std::bad_alloc, as a failing host allocation would.
+  std::function<absl::Status(uint64_t bytes)> before_staging;
 };
 
 struct EngineOptions {
@@ -56,6 +61,10 @@ struct EngineOptions {
   // Staging and transient memory unused this long is given back by a
   // background thread (zero: kept for the process's life).
   absl::Duration memory_idle_release = absl::ZeroDuration();
+  // Admission budgets in bytes (service/memory_budget.h); 0 = derived from
+  // the machine and the device.
+  uint64_t host_memory_budget = 0;
+  uint64_t gpu_memory_budget = 0;
   graph::CompileLimits limits;
   EngineTestHooks test_hooks;
 };
@@ -66,6 +75,8 @@ class Engine {
   ~Engine();  // saves the pipeline cache file
 
   const gpu::DeviceCaps& caps() const { return caps_; }
+  MemoryBudget& memory_budget() { return *budget_; }
+  const MemoryBudget& memory_budget() const { return *budget_; }
   const graph::PassRegistry& registry() const { return registry_; }
   const EngineOptions& options() const { return options_; }
   int workers() const { return options_.workers; }
@@ -135,6 +146,7 @@ class Engine {
   gpu::DeviceCaps caps_;
   bool validation_enabled_ = false;
   std::unique_ptr<graph::CompileCache> cache_;
+  std::unique_ptr<MemoryBudget> budget_;
 
   // Runs hold it shared; recovery holds it exclusively.
   absl::Mutex device_mu_;

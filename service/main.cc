@@ -37,6 +37,12 @@ ABSL_FLAG(int, max_batch, 8,
 ABSL_FLAG(int, batch_delay_us, 500,
           "how long a GPU worker waits for more requests of the same graph to fill a batch "
           "while others are being decoded (0: never waits)");
+ABSL_FLAG(uint64_t, host_memory_budget_mb, 0,
+          "host memory all requests in flight may hold for their pixels; over it: "
+          "RESOURCE_EXHAUSTED before anything is allocated (0 = half the physical memory)");
+ABSL_FLAG(uint64_t, gpu_memory_budget_mb, 0,
+          "GPU memory for transient buffers, shared by the workers; a graph needing more than "
+          "one worker's share is refused (0 = 3/4 of the largest device-local heap)");
 ABSL_FLAG(int, memory_idle_release_s, 60,
           "staging and transient GPU memory unused for this long is given back (0: never)");
 ABSL_FLAG(int, cpu_threads, 0, "decode/encode threads; 0 = one per core");
@@ -95,6 +101,8 @@ int main(int argc, char** argv) {
   options.config.max_batch = absl::GetFlag(FLAGS_max_batch);
   options.config.batch_delay = absl::Microseconds(absl::GetFlag(FLAGS_batch_delay_us));
   options.engine.memory_idle_release = absl::Seconds(absl::GetFlag(FLAGS_memory_idle_release_s));
+  options.engine.host_memory_budget = absl::GetFlag(FLAGS_host_memory_budget_mb) << 20;
+  options.engine.gpu_memory_budget = absl::GetFlag(FLAGS_gpu_memory_budget_mb) << 20;
   options.engine.limits.max_pixels = options.config.limits.max_pixels;
   options.engine.limits.max_passes = options.config.limits.max_passes;
   options.cpu_threads = absl::GetFlag(FLAGS_cpu_threads);

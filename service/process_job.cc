@@ -1,5 +1,6 @@
 #include "service/process_job.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -95,6 +96,7 @@ absl::Status ProcessJob::Prepare() {
   }
   compile_ns_ = NanosSince(start);
 
+  if (absl::Status s = ReserveMemory(); !s.ok()) return s;
   if (absl::Status s = StageInputs(); !s.ok()) return s;
   if (absl::Status s = StageOutputs(); !s.ok()) return s;
   // Requests with the same compiled graph (same graph, sizes and formats)
@@ -110,7 +112,34 @@ absl::Status ProcessJob::Prepare() {
 namespace {
 constexpr uint64_t kStagingAlignment = 256;
 uint64_t AlignUp(uint64_t v) { return (v + kStagingAlignment - 1) / kStagingAlignment * kStagingAlignment; }
+
+// Device memory one run of `graph` takes from a worker's arena.
+uint64_t GpuBytes(const graph::CompiledGraph* graph) {
+  if (graph == nullptr) return 0;
+  uint64_t bytes = 0;
+  for (const auto& buffer : graph->buffers) bytes += AlignUp(buffer.bytes);
+  for (const auto& pass : graph->passes) {
+    for (const auto& blob : pass.plan.constants) bytes += AlignUp(blob.size());
+  }
+  return bytes;
+}
 }  // namespace
+
+absl::Status ProcessJob::ReserveMemory() {
+  // Host: the staging of inputs and outputs, and as much again for the
+  // encoded outputs (a PNG is rarely larger than its pixels; raw outputs are
+  // one copy of them). GPU: the largest graph this request runs.
+  uint64_t inputs = 0, outputs = 0;
+  for (const InputPlan& plan : translated_.inputs) inputs += AlignUp(plan.decoded_bytes);
+  for (int r : compiled_->exported) outputs += AlignUp(compiled_->resources[r].bytes);
+  const uint64_t gpu = std::max({GpuBytes(compiled_.get()), GpuBytes(error_measured_.get()),
+                                 GpuBytes(error_reference_.get())});
+  absl::StatusOr<MemoryBudget::Reservation> reservation =
+      engine_.memory_budget().Reserve(inputs + 2 * outputs, gpu);
+  if (!reservation.ok()) return reservation.status();
+  memory_ = *std::move(reservation);
+  return absl::OkStatus();
+}
 
 absl::Status ProcessJob::StageInputs() {
   // One lease for all inputs, each at an aligned offset.
@@ -360,6 +389,11 @@ absl::Status ProcessJob::Finish() {
 }
 
 void ProcessJob::Done(const absl::Status& status) {
+  // The response holds everything the client gets: staging and the memory
+  // reservation go back before the client can send its next request.
+  upload_.Release();
+  readback_.Release();
+  memory_.Release();
   response_.set_id(id_);
   v1::StageTimings& stages = *response_.mutable_stages();
   stages.set_queue_ns(queue_ns());

@@ -66,6 +66,8 @@ class ProcessJob final : public Job {
   absl::Status StageInputs();
   absl::Status StageOutputs();
   graph::FillInputFn FillFromStaging() const;
+  absl::Status ReserveMemory();
+  MemoryBudget::Reservation memory_;
   gpu::StagingLease upload_;
   gpu::StagingLease readback_;
   graph::StagedRun staged_;

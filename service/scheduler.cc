@@ -1,9 +1,26 @@
 #include "service/scheduler.h"
 
+#include <new>
+
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 
 namespace rgfx::service {
+namespace {
+
+// A host allocation that fails (std::bad_alloc) fails that request with
+// RESOURCE_EXHAUSTED; the server and the other requests go on.
+template <typename Fn>
+absl::Status NoBadAlloc(const char* stage, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("the server ran out of host memory during ", stage, "; retry later"));
+  }
+}
+
+}  // namespace
 
 Scheduler::Scheduler(const SchedulerOptions& options) : options_(options) {
   for (int i = 0; i < options_.cpu_threads; ++i) threads_.emplace_back([this] { CpuLoop(); });
@@ -98,7 +115,7 @@ void Scheduler::CpuLoop() {
 
 void Scheduler::RunPrepare(Job* job) {
   absl::Status status = job->CheckAlive();
-  if (status.ok()) status = job->Prepare();
+  if (status.ok()) status = NoBadAlloc("decode", [job] { return job->Prepare(); });
   if (!status.ok()) {
     {
       absl::MutexLock lock(&mu_);
@@ -114,7 +131,7 @@ void Scheduler::RunPrepare(Job* job) {
 
 void Scheduler::RunFinish(Job* job) {
   absl::Status status = job->CheckAlive();
-  if (status.ok()) status = job->Finish();
+  if (status.ok()) status = NoBadAlloc("encode", [job] { return job->Finish(); });
   Complete(job, status);
 }
 
@@ -181,10 +198,16 @@ void Scheduler::GpuLoop(int worker) {
       }
     }
     if (alive.size() == 1) {
-      AfterGpu(alive.front(), alive.front()->RunGpu(worker));
+      AfterGpu(alive.front(),
+               NoBadAlloc("the GPU stage", [&] { return alive.front()->RunGpu(worker); }));
     } else if (!alive.empty()) {
-      std::vector<absl::Status> statuses = alive.front()->RunGpuBatch(worker, alive);
-      for (size_t i = 0; i < alive.size(); ++i) AfterGpu(alive[i], statuses.at(i));
+      std::vector<absl::Status> statuses;
+      const absl::Status batch = NoBadAlloc("the GPU stage", [&] {
+        statuses = alive.front()->RunGpuBatch(worker, alive);
+        return absl::OkStatus();
+      });
+      statuses.resize(alive.size(), batch.ok() ? absl::InternalError("no status") : batch);
+      for (size_t i = 0; i < alive.size(); ++i) AfterGpu(alive[i], statuses[i]);
     }
   }
 }
