@@ -73,15 +73,20 @@ bool HasExtension(VkPhysicalDevice physical, const char* name) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Device>> Device::Create(Instance& instance,
-                                                        const DeviceOptions& options) {
-  const auto physicals = instance.PhysicalDevices();
+std::vector<DeviceCandidate> ListDeviceCandidates(Instance& instance) {
   std::vector<DeviceCandidate> candidates;
-  for (VkPhysicalDevice p : physicals) {
+  for (VkPhysicalDevice p : instance.PhysicalDevices()) {
     VkPhysicalDeviceProperties props;
     vkGetPhysicalDeviceProperties(p, &props);
     candidates.push_back({props.deviceName, TypeName(props.deviceType), PickComputeFamily(p) >= 0});
   }
+  return candidates;
+}
+
+absl::StatusOr<std::unique_ptr<Device>> Device::Create(Instance& instance,
+                                                        const DeviceOptions& options) {
+  const auto physicals = instance.PhysicalDevices();
+  const std::vector<DeviceCandidate> candidates = ListDeviceCandidates(instance);
   RGFX_ASSIGN_OR_RETURN(const int chosen, ChooseDevice(candidates, options.override_spec));
   VkPhysicalDevice physical = physicals[chosen];
   if (!HasExtension(physical, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME)) {

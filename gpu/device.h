@@ -8,10 +8,12 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "gpu/caps.h"
+#include "gpu/device_choice.h"
 #include "gpu/instance.h"
 
 namespace rgfx::gpu {
@@ -19,6 +21,9 @@ namespace rgfx::gpu {
 struct DeviceOptions {
   std::string override_spec;  // "" = automatic choice; else index or name substring
 };
+
+// What ChooseDevice picks among: every physical device of `instance`.
+std::vector<DeviceCandidate> ListDeviceCandidates(Instance& instance);
 
 class Device {
  public:

@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 
 namespace rgfx::gpu {
 namespace {
@@ -68,6 +69,33 @@ absl::StatusOr<int> ChooseDevice(const std::vector<DeviceCandidate>& candidates,
         absl::StrCat("no Vulkan device has a compute queue; devices: ", ListCandidates(candidates)));
   }
   return best;
+}
+
+absl::StatusOr<std::vector<int>> ChooseDevices(const std::vector<DeviceCandidate>& candidates,
+                                               const std::string& devices_spec) {
+  std::vector<int> chosen;
+  if (absl::AsciiStrToLower(devices_spec) == "all") {
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if (candidates[i].has_compute_queue && TypeRank(candidates[i].type) <= 2) {
+        chosen.push_back(static_cast<int>(i));
+      }
+    }
+    if (!chosen.empty()) return chosen;
+    absl::StatusOr<int> fallback = ChooseDevice(candidates, "");
+    if (!fallback.ok()) return fallback.status();
+    return std::vector<int>{*fallback};
+  }
+  for (absl::string_view entry : absl::StrSplit(devices_spec, ',')) {
+    const std::string spec(absl::StripAsciiWhitespace(entry));
+    if (spec.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--devices=", devices_spec, ": an empty entry (use 'all' or e.g. '0,1')"));
+    }
+    absl::StatusOr<int> index = ChooseDevice(candidates, spec);
+    if (!index.ok()) return index.status();
+    chosen.push_back(*index);
+  }
+  return chosen;
 }
 
 }  // namespace rgfx::gpu

@@ -22,4 +22,12 @@ struct DeviceCandidate {
 absl::StatusOr<int> ChooseDevice(const std::vector<DeviceCandidate>& candidates,
                                  const std::string& override_spec);
 
+// The devices of `--devices` (one engine each), as indices into
+// `candidates`: "all" is every GPU (discrete, integrated or virtual) with a
+// compute queue, or the single automatic choice (e.g. lavapipe) when there
+// is none; otherwise a comma-separated list of indices or name substrings,
+// each resolved as ChooseDevice would. Errors name the bad entry.
+absl::StatusOr<std::vector<int>> ChooseDevices(const std::vector<DeviceCandidate>& candidates,
+                                               const std::string& devices_spec);
+
 }  // namespace rgfx::gpu

@@ -18,6 +18,9 @@ ABSL_FLAG(std::string, listen, "0.0.0.0:50051", "address:port to serve on (port 
 ABSL_FLAG(std::string, device, "",
           "Vulkan device: index or name substring; empty = first discrete GPU, else "
           "integrated, else the CPU device (lavapipe)");
+ABSL_FLAG(std::string, devices, "",
+          "several devices, one engine each, requests to the least loaded: 'all' (every GPU) or "
+          "a list of indices / name substrings ('0,1'); empty = the one --device chooses");
 ABSL_FLAG(std::string, working_format, "RGBA16F",
           "default internal precision: RGBA16F or RGBA32F (requests may override)");
 ABSL_FLAG(uint64_t, max_pixels, 64ull << 20, "most pixels (width*height) per image and resource");
@@ -84,6 +87,7 @@ int main(int argc, char** argv) {
   options.listen_address = absl::GetFlag(FLAGS_listen);
   options.engine.validation = absl::GetFlag(FLAGS_validation);
   options.engine.device = absl::GetFlag(FLAGS_device);
+  options.devices = absl::GetFlag(FLAGS_devices);
   options.engine.pipeline_cache_file = absl::GetFlag(FLAGS_pipeline_cache);
   options.engine.workers = absl::GetFlag(FLAGS_workers);
   const std::optional<rgfx::graph::PixelFormat> working =

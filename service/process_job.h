@@ -44,6 +44,7 @@ class ProcessJob final : public Job {
   void Done(const absl::Status& status) override;
 
   const std::string& id() const { return id_; }
+  void set_id(std::string id) { id_ = std::move(id); }
 
  private:
   Engine& engine_;

@@ -75,6 +75,7 @@ void Scheduler::Complete(Job* job, const absl::Status& status) {
   delete job;
   absl::MutexLock lock(&mu_);
   --in_flight_;
+  ++completed_;
   if (!waiting_.empty()) {
     Job* next = waiting_.front();
     waiting_.pop_front();
@@ -232,6 +233,11 @@ void Scheduler::Drain() {
 int Scheduler::queued() const {
   absl::MutexLock lock(&mu_);
   return static_cast<int>(waiting_.size());
+}
+
+int64_t Scheduler::completed() const {
+  absl::MutexLock lock(&mu_);
+  return completed_;
 }
 
 int Scheduler::gpu_queued() const {

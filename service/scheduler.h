@@ -84,6 +84,7 @@ class Scheduler {
   int queued() const;     // admitted, waiting for a slot
   int in_flight() const;  // being processed (any stage)
   int gpu_queued() const; // prepared, waiting for a GPU worker
+  int64_t completed() const;  // jobs done so far (any outcome)
   const SchedulerOptions& options() const { return options_; }
 
  private:
@@ -105,7 +106,8 @@ class Scheduler {
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
-  int preparing_ ABSL_GUARDED_BY(mu_) = 0;  // admitted, not yet at the GPU queue
+  int preparing_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t completed_ ABSL_GUARDED_BY(mu_) = 0;  // admitted, not yet at the GPU queue
   std::deque<Job*> waiting_ ABSL_GUARDED_BY(mu_);      // admitted, no slot yet
   std::deque<Job*> to_prepare_ ABSL_GUARDED_BY(mu_);   // CPU, before the GPU
   std::deque<Job*> to_finish_ ABSL_GUARDED_BY(mu_);    // CPU, after: served first

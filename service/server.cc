@@ -6,29 +6,60 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "gpu/device.h"
+#include "gpu/device_choice.h"
+#include "gpu/instance.h"
 #include "service/log.h"
 
 namespace rgfx::service {
+namespace {
+
+// One engine override per device of ServerOptions.devices.
+absl::StatusOr<std::vector<std::string>> DeviceSpecs(const ServerOptions& options) {
+  if (options.devices.empty()) return std::vector<std::string>{options.engine.device};
+  // The list is resolved once, against the devices there are now.
+  absl::StatusOr<std::unique_ptr<gpu::Instance>> instance = gpu::Instance::Create({});
+  if (!instance.ok()) return instance.status();
+  absl::StatusOr<std::vector<int>> chosen =
+      gpu::ChooseDevices(gpu::ListDeviceCandidates(**instance), options.devices);
+  if (!chosen.ok()) return chosen.status();
+  std::vector<std::string> specs;
+  for (int index : *chosen) specs.push_back(absl::StrCat(index));
+  return specs;
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
   std::unique_ptr<Server> server(new Server());
   server->options_ = options;
-  absl::StatusOr<std::unique_ptr<Engine>> engine = Engine::Create(options.engine);
-  if (!engine.ok()) return engine.status();
-  server->engine_ = *std::move(engine);
-
-  SchedulerOptions sched;
-  sched.cpu_threads = options.cpu_threads > 0
-                          ? options.cpu_threads
-                          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  sched.gpu_workers = server->engine_->workers();
-  sched.max_in_flight = options.config.max_in_flight;
-  sched.max_queued = options.config.max_queued;
-  sched.max_batch = options.config.max_batch;
-  sched.batch_delay = options.config.batch_delay;
-  server->scheduler_ = std::make_unique<Scheduler>(sched);
-  server->service_ = std::make_unique<PostProcessService>(*server->engine_, *server->scheduler_,
-                                                          options.config);
+  absl::StatusOr<std::vector<std::string>> device_specs = DeviceSpecs(options);
+  if (!device_specs.ok()) return device_specs.status();
+  // The CPU threads are shared out among the devices' schedulers.
+  const int cpu_threads = options.cpu_threads > 0
+                              ? options.cpu_threads
+                              : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  std::vector<DeviceLane> lanes;
+  for (const std::string& spec : *device_specs) {
+    EngineOptions engine_options = options.engine;
+    engine_options.device = spec;
+    absl::StatusOr<std::unique_ptr<Engine>> engine = Engine::Create(engine_options);
+    if (!engine.ok()) {
+      return absl::Status(engine.status().code(),
+                          absl::StrCat("device '", spec, "': ", engine.status().message()));
+    }
+    SchedulerOptions sched;
+    sched.cpu_threads = std::max(1, cpu_threads / static_cast<int>(device_specs->size()));
+    sched.gpu_workers = (*engine)->workers();
+    sched.max_in_flight = options.config.max_in_flight;
+    sched.max_queued = options.config.max_queued;
+    sched.max_batch = options.config.max_batch;
+    sched.batch_delay = options.config.batch_delay;
+    lanes.push_back({*std::move(engine), std::make_unique<Scheduler>(sched)});
+  }
+  server->devices_ = std::make_unique<DeviceSet>(std::move(lanes));
+  server->device_healthy_.assign(server->devices_->size(), true);
+  server->service_ = std::make_unique<PostProcessService>(*server->devices_, options.config);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -46,9 +77,26 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
         absl::StrCat("cannot listen on ", options.listen_address, " (address in use?)"));
   }
   Server* raw = server.get();
-  server->engine_->set_health_listener([raw](bool healthy) { raw->SetHealth(healthy); });
+  for (int i = 0; i < server->devices_->size(); ++i) {
+    server->devices_->engine(i).set_health_listener(
+        [raw, i](bool healthy) { raw->SetDeviceHealth(i, healthy); });
+  }
   server->SetHealth(true);
   return server;
+}
+
+void Server::SetDeviceHealth(int index, bool healthy) {
+  bool any = false;
+  {
+    absl::MutexLock lock(&health_mu_);
+    device_healthy_[index] = healthy;
+    for (bool h : device_healthy_) any = any || h;
+  }
+  if (shut_down_ || server_ == nullptr) return;
+  if (grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService()) {
+    health->SetServingStatus(absl::StrCat(kDeviceHealthPrefix, index), healthy);
+  }
+  SetHealth(any);
 }
 
 void Server::SetHealth(bool serving) {
@@ -57,6 +105,14 @@ void Server::SetHealth(bool serving) {
   if (health == nullptr) return;
   health->SetServingStatus(serving);  // every service, including ""
   health->SetServingStatus("rgfx.v1.PostProcess", serving);
+  if (serving) {
+    // SetServingStatus(bool) above set every entry: put back the devices
+    // that are not serving.
+    absl::MutexLock lock(&health_mu_);
+    for (size_t i = 0; i < device_healthy_.size(); ++i) {
+      health->SetServingStatus(absl::StrCat(kDeviceHealthPrefix, i), device_healthy_[i]);
+    }
+  }
 }
 
 void Server::Shutdown(absl::Duration grace) {
@@ -65,16 +121,18 @@ void Server::Shutdown(absl::Duration grace) {
   SetHealth(false);
   // Returns once every RPC is finished; those still running at the deadline
   // are cancelled (their jobs see it before their next stage).
-  server_->Shutdown(absl::ToChronoTime(absl::Now() + grace));
-  scheduler_->Drain();
+  // A server whose Start failed has built only some of its parts.
+  if (server_ != nullptr) server_->Shutdown(absl::ToChronoTime(absl::Now() + grace));
+  if (devices_ != nullptr) {
+    for (int i = 0; i < devices_->size(); ++i) devices_->scheduler(i).Drain();
+  }
 }
 
 Server::~Server() {
   Shutdown(absl::ZeroDuration());
   server_.reset();
   service_.reset();
-  scheduler_.reset();
-  engine_.reset();
+  if (devices_ != nullptr) devices_->Reset();
 }
 
 }  // namespace rgfx::service

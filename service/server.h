@@ -5,11 +5,14 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <grpcpp/grpcpp.h>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "absl/synchronization/mutex.h"
+#include "service/device_set.h"
 #include "service/engine.h"
 #include "service/process_job.h"
 #include "service/scheduler.h"
@@ -17,9 +20,16 @@
 
 namespace rgfx::service {
 
+// Health service name of device i (--devices): this prefix and i.
+inline constexpr char kDeviceHealthPrefix[] = "rgfx.v1.PostProcess/device/";
+
 struct ServerOptions {
   std::string listen_address = "0.0.0.0:50051";
   EngineOptions engine;
+  // --devices: "" = one device, engine.device's choice; "all" = every GPU;
+  // or a list of indices / name substrings ("0,1"). One engine and one
+  // scheduler (with its own CPU threads and limits) per entry.
+  std::string devices;
   ServiceConfig config;
   int cpu_threads = 0;  // 0: one per core
 };
@@ -30,8 +40,10 @@ class Server {
   ~Server();  // Shutdown(zero grace) if not done
 
   int port() const { return port_; }
-  Engine& engine() { return *engine_; }
-  Scheduler& scheduler() { return *scheduler_; }
+  // The first device's engine and scheduler; devices() has them all.
+  Engine& engine() { return devices_->engine(0); }
+  Scheduler& scheduler() { return devices_->scheduler(0); }
+  DeviceSet& devices() { return *devices_; }
 
   // Health NOT_SERVING, stop accepting, let RPCs in flight finish for up to
   // `grace` (then cancel them), drain the scheduler.
@@ -40,10 +52,14 @@ class Server {
  private:
   Server() = default;
   void SetHealth(bool serving);
+  // Device `index` became healthy or not: its own health entry, and the
+  // server's (serving while any device is).
+  void SetDeviceHealth(int index, bool healthy);
 
   ServerOptions options_;
-  std::unique_ptr<Engine> engine_;
-  std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<DeviceSet> devices_;
+  absl::Mutex health_mu_;
+  std::vector<bool> device_healthy_ ABSL_GUARDED_BY(health_mu_);
   std::unique_ptr<PostProcessService> service_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;

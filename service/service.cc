@@ -146,20 +146,26 @@ absl::Time DeadlineOf(const grpc::CallbackServerContext& context) {
   return absl::Now() + absl::FromChrono(deadline - now);
 }
 
-PostProcessService::PostProcessService(Engine& engine, Scheduler& scheduler,
-                                       const ServiceConfig& config)
-    : engine_(engine),
-      scheduler_(scheduler),
+PostProcessService::PostProcessService(DeviceSet& devices, const ServiceConfig& config)
+    : devices_(devices),
       config_(config),
-      catalog_(BuildCatalog(engine.registry(), engine.caps())) {}
+      catalog_(BuildCatalog(devices.engine(0).registry(), devices.engine(0).caps())) {}
 
 void PostProcessService::Submit(const v1::ProcessRequest& request, v1::ProcessResponse& response,
                                 absl::Time deadline, std::function<bool()> cancelled,
                                 std::function<void(const absl::Status&)> done) {
-  auto job = std::make_unique<ProcessJob>(engine_, config_, request, response, deadline,
-                                          std::move(cancelled), done);
-  const std::string id = job->id();
-  if (absl::Status s = scheduler_.Submit(std::move(job)); !s.ok()) {
+  // The least loaded healthy device first; a device whose queue is full
+  // passes the request on to the next.
+  const std::string id = request.id().empty() ? NewRequestId() : request.id();
+  absl::Status s;
+  for (int lane : devices_.Order()) {
+    auto job = std::make_unique<ProcessJob>(devices_.engine(lane), config_, request, response,
+                                            deadline, cancelled, done);
+    job->set_id(id);
+    s = devices_.scheduler(lane).Submit(std::move(job));
+    if (s.ok() || !absl::IsResourceExhausted(s)) break;
+  }
+  if (!s.ok()) {
     ServerLog().Info("request refused", {Field("id", id),
                                          Field("status", absl::StatusCodeToString(s.code())),
                                          Field("error", std::string(s.message()))});
@@ -195,7 +201,16 @@ grpc::ServerUnaryReactor* PostProcessService::ListPasses(grpc::CallbackServerCon
 grpc::ServerUnaryReactor* PostProcessService::GetDeviceInfo(grpc::CallbackServerContext* context,
                                                             const v1::GetDeviceInfoRequest*,
                                                             v1::DeviceInfo* response) {
-  *response = BuildDeviceInfo(engine_, config_, engine_.workers());
+  *response = BuildDeviceInfo(devices_.engine(0), config_, devices_.engine(0).workers());
+  const std::vector<LaneLoad> loads = devices_.Loads();
+  for (int i = 0; i < devices_.size(); ++i) {
+    v1::DeviceStatus& status = *response->add_devices();
+    status.set_index(i);
+    status.set_name(devices_.engine(i).caps().name);
+    status.set_healthy(loads[i].healthy);
+    status.set_in_flight(loads[i].in_flight);
+    status.set_queued(loads[i].queued);
+  }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   reactor->Finish(grpc::Status::OK);
   return reactor;

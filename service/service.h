@@ -5,6 +5,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "rgfx/v1/post_process.grpc.pb.h"
+#include "service/device_set.h"
 #include "service/engine.h"
 #include "service/process_job.h"
 #include "service/scheduler.h"
@@ -13,7 +14,7 @@ namespace rgfx::service {
 
 class PostProcessService final : public v1::PostProcess::CallbackService {
  public:
-  PostProcessService(Engine& engine, Scheduler& scheduler, const ServiceConfig& config);
+  PostProcessService(DeviceSet& devices, const ServiceConfig& config);
 
   grpc::ServerUnaryReactor* Process(grpc::CallbackServerContext* context,
                                     const v1::ProcessRequest* request,
@@ -33,8 +34,7 @@ class PostProcessService final : public v1::PostProcess::CallbackService {
               std::function<void(const absl::Status&)> done);
 
  private:
-  Engine& engine_;
-  Scheduler& scheduler_;
+  DeviceSet& devices_;
   const ServiceConfig config_;
   const v1::ListPassesResponse catalog_;
 };

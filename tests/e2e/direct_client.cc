@@ -54,8 +54,10 @@ void ExpectSameOutputs(const v1::ProcessResponse& a, const v1::ProcessResponse& 
 }
 
 void ExpectNoValidationMessages(service::Server& server) {
-  for (const std::string& m : server.engine().TakeValidationMessages()) {
-    ADD_FAILURE() << "Vulkan validation: " << m;
+  for (int i = 0; i < server.devices().size(); ++i) {
+    for (const std::string& m : server.devices().engine(i).TakeValidationMessages()) {
+      ADD_FAILURE() << "Vulkan validation (device " << i << "): " << m;
+    }
   }
 }
 

@@ -39,7 +39,7 @@ grpc::health::v1::HealthCheckResponse::ServingStatus Health(int port, const std:
 // Every output's bytes equal (fails the test otherwise).
 void ExpectSameOutputs(const v1::ProcessResponse& a, const v1::ProcessResponse& b);
 
-// Fails the test on any Vulkan validation message the server's engine saw.
+// Fails the test on any Vulkan validation message the server's engines saw.
 void ExpectNoValidationMessages(service::Server& server);
 
 // Holds the next run (once armed) until released; the timeout keeps a

@@ -57,5 +57,30 @@ TEST(VkStatus, DeviceLossAndOutOfMemoryAreDistinct) {
   EXPECT_FALSE(IsDeviceLost(absl::UnavailableError("draining")));
 }
 
+TEST(DevicesChoice, AllIsEveryGpuInOrder) {
+  EXPECT_EQ(*ChooseDevices(kDevices, "all"), (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(*ChooseDevices(kDevices, "ALL"), (std::vector<int>{1, 2, 3}));
+  // A GPU without a compute queue is left out.
+  EXPECT_EQ(*ChooseDevices({{"gfx only", "discrete", false}, kDevices[2]}, "all"),
+            (std::vector<int>{1}));
+}
+
+TEST(DevicesChoice, AllWithoutGpusIsTheAutomaticChoice) {
+  EXPECT_EQ(*ChooseDevices({kDevices[0]}, "all"), (std::vector<int>{0}));
+}
+
+TEST(DevicesChoice, ListOfIndicesAndNames) {
+  EXPECT_EQ(*ChooseDevices(kDevices, "3, 2"), (std::vector<int>{3, 2}));
+  EXPECT_EQ(*ChooseDevices(kDevices, "second,uhd"), (std::vector<int>{3, 1}));
+  // The same device twice: two engines on one GPU (allowed; tests use it).
+  EXPECT_EQ(*ChooseDevices(kDevices, "0,0"), (std::vector<int>{0, 0}));
+}
+
+TEST(DevicesChoice, BadEntriesAreNamed) {
+  EXPECT_THAT(ChooseDevices(kDevices, "0,7").status().message(), HasSubstr("--device=7"));
+  EXPECT_THAT(ChooseDevices(kDevices, "0,,1").status().message(), HasSubstr("empty entry"));
+  EXPECT_FALSE(ChooseDevices({}, "all").ok());
+}
+
 }  // namespace
 }  // namespace rgfx::gpu
