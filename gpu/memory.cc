@@ -34,6 +34,10 @@ absl::StatusOr<Buffer> Buffer::Create(Device& device, VkDeviceSize bytes, Memory
       break;
     case MemoryKind::kUpload:
       required = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+      // Decoders write straight into upload memory and may read back what
+      // they wrote (a PNG row's filter reads the row above): uncached
+      // (write-combined) memory would make every such read a bus trip.
+      preferred = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
       break;
     case MemoryKind::kReadback:
       required = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;

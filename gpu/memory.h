@@ -15,7 +15,8 @@ namespace rgfx::gpu {
 
 enum class MemoryKind {
   kDevice,    // DEVICE_LOCAL: where passes read and write
-  kUpload,    // HOST_VISIBLE|COHERENT, written by the host, read by a copy
+  kUpload,    // HOST_VISIBLE|COHERENT, preferably CACHED (decoders read back
+              // what they write), written by the host, read by a copy
   kReadback,  // HOST_VISIBLE|COHERENT, preferably CACHED: reading uncached
               // mapped memory is two orders of magnitude slower
 };
