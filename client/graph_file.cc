@@ -103,11 +103,15 @@ absl::StatusOr<v1::Graph> LoadGraphFile(const std::string& path) {
   if (!in) return absl::NotFoundError(absl::StrCat("cannot read graph file ", path));
   std::stringstream text;
   text << in.rdbuf();
+  return ParseGraphJson(text.str(), path);
+}
+
+absl::StatusOr<v1::Graph> ParseGraphJson(const std::string& json, const std::string& source) {
   v1::Graph graph;
-  const auto status = google::protobuf::util::JsonStringToMessage(text.str(), &graph);
+  const auto status = google::protobuf::util::JsonStringToMessage(json, &graph);
   if (!status.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat(path, ": not a valid rgfx.v1.Graph: ", status.ToString()));
+        absl::StrCat(source, ": not a valid rgfx.v1.Graph: ", status.ToString()));
   }
   return graph;
 }

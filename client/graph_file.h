@@ -13,6 +13,10 @@ namespace rgfx::client {
 
 absl::StatusOr<v1::Graph> LoadGraphFile(const std::string& path);
 
+// The parsing half of LoadGraphFile, on text in memory (`source` names it in
+// errors); the JSON fuzzer (tests/fuzz) drives it.
+absl::StatusOr<v1::Graph> ParseGraphJson(const std::string& json, const std::string& source);
+
 // "blur.radius=32", "blur.border=mirror" (or BORDER_MODE_MIRROR),
 // "blur.sigma=4.5", "lab.flatten=true".
 absl::Status ApplySet(v1::Graph& graph, const std::string& assignment);

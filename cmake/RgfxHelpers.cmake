@@ -4,7 +4,7 @@ function(rgfx_warnings target)
   # -Wrestrict stays a warning: GCC 12 reports false positives inside
   # std::string at -O3 (GCC bug 105329).
   target_compile_options(${target} PRIVATE -Wall -Wextra -Werror -Wno-missing-field-initializers
-                                           -Wno-error=restrict)
+                                           $<$<CXX_COMPILER_ID:GNU>:-Wno-error=restrict>)
 endfunction()
 
 # rgfx_library(NAME SOURCES ... DEPS ...): one library per folder.

@@ -1,0 +1,74 @@
+// Fuzz target png_decode: every path DecodePngInto dispatches to (libpng and
+// any fast path behind the same API), and EncodePng of what decoded.
+#include <cstring>
+#include <span>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "service/png_codec.h"
+#include "tests/fuzz/fuzz_targets.h"
+
+namespace rgfx::fuzz {
+namespace {
+
+// Smaller than the server's 64 Mpixel default so one input cannot take
+// seconds: zlib expands at most ~1000:1, so a few KB of input reach this.
+constexpr uint64_t kMaxPixels = 1 << 20;
+
+bool Expected(const absl::Status& s) {
+  return (s.code() == absl::StatusCode::kInvalidArgument ||
+          s.code() == absl::StatusCode::kResourceExhausted) &&
+         !s.message().empty();
+}
+
+}  // namespace
+
+int FuzzPngDecode(const uint8_t* data, size_t size) {
+  const std::span<const std::byte> png(reinterpret_cast<const std::byte*>(data), size);
+  absl::StatusOr<service::PngInfo> info = service::ReadPngHeader("fuzz.png", png, kMaxPixels);
+  if (!info.ok()) {
+    FUZZ_CHECK(Expected(info.status()), info.status().ToString());
+    return 0;
+  }
+  const uint64_t bpp = graph::BytesPerPixel(info->format);
+  FUZZ_CHECK(info->width > 0 && info->height > 0, "zero extent accepted");
+  FUZZ_CHECK(uint64_t{info->width} * info->height <= kMaxPixels, "pixel limit ignored");
+  FUZZ_CHECK(info->decoded_bytes == uint64_t{info->width} * info->height * bpp,
+             absl::StrCat("decoded_bytes ", info->decoded_bytes));
+  FUZZ_CHECK(info->format == (info->bit_depth == 16 ? graph::PixelFormat::kRgba16
+                                                    : graph::PixelFormat::kRgba8),
+             absl::StrCat("format for bit depth ", info->bit_depth));
+
+  std::vector<std::byte> pixels(info->decoded_bytes);
+  const absl::Status decoded = service::DecodePngInto("fuzz.png", png, *info, pixels);
+  if (!decoded.ok()) {
+    FUZZ_CHECK(decoded.code() == absl::StatusCode::kInvalidArgument && !decoded.message().empty(),
+               decoded.ToString());
+    return 0;
+  }
+
+  // What decoded must encode, and decode again to the same pixels, with
+  // both filter strategies (the input's last byte picks, so both are fuzzed).
+  service::PngEncodeOptions options;
+  options.single_fast_filter = size % 2 == 0;
+  options.compression_level = static_cast<int>(data[size - 1] % 10);
+  absl::StatusOr<std::string> encoded =
+      service::EncodePng(pixels, info->width, info->height, info->format, options);
+  FUZZ_CHECK(encoded.ok(), encoded.status().ToString());
+  const std::span<const std::byte> again_png(reinterpret_cast<const std::byte*>(encoded->data()),
+                                             encoded->size());
+  absl::StatusOr<service::PngInfo> again_info =
+      service::ReadPngHeader("roundtrip.png", again_png, kMaxPixels);
+  FUZZ_CHECK(again_info.ok(), again_info.status().ToString());
+  FUZZ_CHECK(again_info->width == info->width && again_info->height == info->height &&
+                 again_info->format == info->format,
+             "round trip changed the header");
+  std::vector<std::byte> again(again_info->decoded_bytes);
+  const absl::Status redecoded =
+      service::DecodePngInto("roundtrip.png", again_png, *again_info, again);
+  FUZZ_CHECK(redecoded.ok(), redecoded.ToString());
+  FUZZ_CHECK(again == pixels, "round trip changed the pixels");
+  return 0;
+}
+
+}  // namespace rgfx::fuzz

@@ -1,0 +1,95 @@
+// Fuzz target proto_graph: what the server does with a request before any
+// GPU work: parse, translate (image headers, pass parameters by reflection)
+// and compile against lavapipe-like caps. Nothing here touches a GPU.
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "gpu/caps.h"
+#include "graph/compile.h"
+#include "graph/registry.h"
+#include "passes/builtin_passes.h"
+#include "rgfx/v1/post_process.pb.h"
+#include "service/translate.h"
+#include "tests/fuzz/fuzz_targets.h"
+
+namespace rgfx::fuzz {
+namespace {
+
+const graph::PassRegistry& Registry() {
+  static const graph::PassRegistry* registry = [] {
+    auto* r = new graph::PassRegistry;
+    passes::RegisterBuiltinPasses(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+bool Expected(const absl::Status& s) {
+  return (s.code() == absl::StatusCode::kInvalidArgument ||
+          s.code() == absl::StatusCode::kResourceExhausted) &&
+         !s.message().empty();
+}
+
+// The plan's own consistency: indices in range, every resource fits its
+// buffer, and transients that share a buffer are never alive together.
+void CheckCompiled(const graph::CompiledGraph& g, const service::RequestLimits& limits) {
+  const int num_resources = static_cast<int>(g.resources.size());
+  const int num_steps = static_cast<int>(g.steps.size());
+  FUZZ_CHECK(g.exported.size() == g.desc.outputs.size(), "an output without an export");
+  FUZZ_CHECK(g.imported.size() == g.desc.inputs.size(), "an input without an import entry");
+  for (const graph::LogicalResource& r : g.resources) {
+    FUZZ_CHECK(r.physical >= 0 && r.physical < static_cast<int>(g.buffers.size()),
+               absl::StrCat(r.name, " has no buffer"));
+    FUZZ_CHECK(g.buffers[r.physical].bytes >= r.bytes,
+               absl::StrCat(r.name, " does not fit its buffer"));
+    FUZZ_CHECK(r.extent.width > 0 && r.extent.height > 0, absl::StrCat(r.name, " is empty"));
+    FUZZ_CHECK(uint64_t{r.extent.width} * r.extent.height <= limits.max_pixels,
+               absl::StrCat(r.name, " is over the pixel limit"));
+  }
+  for (const graph::PhysicalBuffer& b : g.buffers) {
+    for (size_t i = 0; i < b.resources.size(); ++i) {
+      FUZZ_CHECK(b.resources[i] >= 0 && b.resources[i] < num_resources, "bad resource index");
+      for (size_t j = i + 1; j < b.resources.size(); ++j) {
+        const graph::LogicalResource& x = g.resources[b.resources[i]];
+        const graph::LogicalResource& y = g.resources[b.resources[j]];
+        FUZZ_CHECK(x.last_step < y.first_step || y.last_step < x.first_step,
+                   absl::StrCat(x.name, " and ", y.name, " share a buffer while both alive"));
+      }
+    }
+  }
+  for (const graph::CompiledStep& s : g.steps) {
+    FUZZ_CHECK(s.pass >= 0 && s.pass < static_cast<int>(g.passes.size()), "bad pass index");
+    for (int r : s.reads) FUZZ_CHECK(r >= 0 && r < num_resources, "bad read index");
+    for (int r : s.writes) FUZZ_CHECK(r >= 0 && r < num_resources, "bad write index");
+  }
+  FUZZ_CHECK(g.stats.steps == num_steps, "stats disagree with the steps");
+}
+
+}  // namespace
+
+int FuzzProtoGraph(const uint8_t* data, size_t size) {
+  v1::ProcessRequest request;
+  if (!request.ParseFromArray(data, static_cast<int>(size))) return 0;
+  const service::RequestLimits limits;  // the server's defaults
+  absl::StatusOr<service::TranslatedRequest> translated =
+      service::TranslateRequest(request, limits);
+  if (!translated.ok()) {
+    FUZZ_CHECK(Expected(translated.status()), translated.status().ToString());
+    return 0;
+  }
+  FUZZ_CHECK(translated->inputs.size() == translated->desc.inputs.size(),
+             "an input without a plan");
+  FUZZ_CHECK(service::GraphHash(translated->desc).size() == 16, "graph hash is not 16 digits");
+  const graph::CompileLimits compile_limits{.max_passes = limits.max_passes,
+                                            .max_pixels = limits.max_pixels};
+  absl::StatusOr<std::shared_ptr<const graph::CompiledGraph>> compiled =
+      graph::Compile(translated->desc, Registry(), gpu::LavapipeLikeCaps(), compile_limits);
+  if (!compiled.ok()) {
+    FUZZ_CHECK(Expected(compiled.status()), compiled.status().ToString());
+    return 0;
+  }
+  CheckCompiled(**compiled, limits);
+  return 0;
+}
+
+}  // namespace rgfx::fuzz
