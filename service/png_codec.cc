@@ -2,12 +2,16 @@
 
 #include <png.h>
 
+#include <algorithm>
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "service/png_chunks.h"
+#include "service/png_fast_decode.h"
 
 namespace rgfx::service {
 namespace {
@@ -46,7 +50,15 @@ struct ErrorSink {
   // The last warning: libpng explains a bad IHDR in warnings ("Image width
   // is zero in IHDR") before its error ("Invalid IHDR data").
   char warning[256] = {};
+  // A warning libpng gives for what the PNG specification calls an error
+  // (too much image data): the decode is refused although libpng went on.
+  char strict[256] = {};
 };
+
+// libpng's words for image data that does not fit the image; it warns and
+// carries on, the fast path (and so the service) refuses.
+constexpr const char* kStrictWarnings[] = {"Too much image data", "Extra compressed data",
+                                           "Extra compression data"};
 
 struct MemoryReader {
   const png_byte* data = nullptr;
@@ -65,6 +77,11 @@ void OnWarning(png_structp png, png_const_charp message) {
   // do not fail a decode, but they explain the error that may follow.
   auto* sink = static_cast<ErrorSink*>(png_get_error_ptr(png));
   std::snprintf(sink->warning, sizeof(sink->warning), "%s", message);
+  for (const char* strict : kStrictWarnings) {
+    if (std::strstr(message, strict) != nullptr) {
+      std::snprintf(sink->strict, sizeof(sink->strict), "%s", message);
+    }
+  }
 }
 
 void ReadFromMemory(png_structp png, png_bytep out, size_t length) {
@@ -113,14 +130,21 @@ bool ReadInfo(png_structp png, png_infop info) {
 }
 
 // Sets up the transformations to RGBA 8/16 (little-endian) and decodes into
-// `rows`; false after a libpng error.
+// `rows`; false after a libpng error. Palette images are read as one index
+// byte per pixel (ExpandPalette does the rest), because libpng's own
+// expansion silently turns indices past the end of PLTE into black.
 bool ReadPixels(png_structp png, png_infop info, png_bytepp rows) {
   if (setjmp(png_jmpbuf(png))) return false;
   const int color_type = png_get_color_type(png, info);
   const int bit_depth = png_get_bit_depth(png, info);
-  if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
-  if (color_type == PNG_COLOR_TYPE_GRAY && bit_depth < 8) png_set_expand_gray_1_2_4_to_8(png);
-  if (png_get_valid(png, info, PNG_INFO_tRNS)) {
+  if (color_type == PNG_COLOR_TYPE_PALETTE) {
+    if (bit_depth < 8) png_set_packing(png);
+  } else if (color_type == PNG_COLOR_TYPE_GRAY && bit_depth < 8) {
+    png_set_expand_gray_1_2_4_to_8(png);
+  }
+  if (color_type == PNG_COLOR_TYPE_PALETTE) {
+    // no colour transformations: indices
+  } else if (png_get_valid(png, info, PNG_INFO_tRNS)) {
     png_set_tRNS_to_alpha(png);
   } else if ((color_type & PNG_COLOR_MASK_ALPHA) == 0) {
     png_set_add_alpha(png, bit_depth == 16 ? 0xffff : 0xff, PNG_FILLER_AFTER);
@@ -134,6 +158,55 @@ bool ReadPixels(png_structp png, png_infop info, png_bytepp rows) {
   png_read_image(png, rows);
   png_read_end(png, nullptr);  // checks the trailing chunks' CRCs and IEND
   return true;
+}
+
+// Palette colours and alphas as libpng keeps them; false after an error.
+bool GetPalette(png_structp png, png_infop info, png_colorp* colors, int* count,
+                png_bytep* alphas, int* alpha_count) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  *alpha_count = 0;
+  *alphas = nullptr;
+  if (png_get_PLTE(png, info, colors, count) == 0) return false;
+  if (png_get_valid(png, info, PNG_INFO_tRNS)) {
+    png_get_tRNS(png, info, alphas, alpha_count, nullptr);
+  }
+  return true;
+}
+
+// Palette indices, one byte each in the last quarter of every RGBA8 row,
+// expanded to RGBA forward in place (pixel x's 4 bytes end at or before
+// index x's byte, which is read first). An index past the end of PLTE is an
+// error of the PNG specification (§11.2.3), and refused.
+absl::Status ExpandPalette(const std::string& image_name, png_structp png, png_infop info,
+                           uint32_t width, uint32_t height, uint8_t* rgba) {
+  png_colorp colors = nullptr;
+  png_bytep alphas = nullptr;
+  int count = 0, alpha_count = 0;
+  if (!GetPalette(png, info, &colors, &count, &alphas, &alpha_count)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("image '", image_name, "': invalid PNG: missing PLTE"));
+  }
+  uint32_t table[256];
+  for (int i = 0; i < 256; ++i) {
+    const png_color c = i < count ? colors[i] : png_color{0, 0, 0};
+    const uint32_t a = i < alpha_count ? alphas[i] : 255;
+    table[i] = c.red | (uint32_t{c.green} << 8) | (uint32_t{c.blue} << 16) | (a << 24);
+  }
+  const size_t row_bytes = size_t{width} * 4;
+  for (uint32_t y = 0; y < height; ++y) {
+    uint8_t* row = rgba + y * row_bytes;
+    const uint8_t* indices = row + size_t{width} * 3;
+    for (uint32_t x = 0; x < width; ++x) {
+      const uint8_t index = indices[x];
+      if (index >= count) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "image '", image_name, "': invalid PNG: palette index ", int{index}, " at (", x, ", ",
+            y, ") is past the end of the ", count, "-entry PLTE"));
+      }
+      std::memcpy(row + 4 * size_t{x}, &table[index], 4);
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -182,11 +255,23 @@ absl::StatusOr<PngInfo> ReadPngHeader(const std::string& image_name, std::span<c
 }
 
 absl::Status DecodePngInto(const std::string& image_name, std::span<const std::byte> png,
-                           const PngInfo& info, std::span<std::byte> dst) {
+                           const PngInfo& info, std::span<std::byte> dst,
+                           const PngDecodeOptions& options) {
   if (dst.size() != info.decoded_bytes) {
     return absl::InternalError(absl::StrCat("image '", image_name, "': decode buffer of ",
                                             dst.size(), " bytes, need ", info.decoded_bytes));
   }
+  // The strict walk runs for every file, whichever decoder follows.
+  absl::StatusOr<PngChunks> chunks = ParsePngChunks(image_name, png);
+  if (!chunks.ok()) return chunks.status();
+  if (chunks->width != info.width || chunks->height != info.height ||
+      chunks->bit_depth != info.bit_depth) {
+    return absl::InternalError(absl::StrCat("image '", image_name, "': header changed"));
+  }
+  if (options.allow_fast_path && FastDecodeSupports(*chunks)) {
+    return DecodePngFast(image_name, *chunks, dst);
+  }
+
   ErrorSink sink;
   MemoryReader reader{reinterpret_cast<const png_byte*>(png.data()), png.size(), 0};
   ReadStruct read(sink, reader);
@@ -198,11 +283,22 @@ absl::Status DecodePngInto(const std::string& image_name, std::span<const std::b
     return absl::InternalError(absl::StrCat("image '", image_name, "': header changed"));
   }
   const size_t row_bytes = size_t{info.width} * RawBytesPerPixel(info.format);
+  const bool palette = info.color_type == PNG_COLOR_TYPE_PALETTE;
+  // Palette indices go to the end of each row (see ExpandPalette).
+  const size_t index_offset = palette ? size_t{info.width} * 3 : 0;
   std::vector<png_bytep> rows(info.height);
   for (uint32_t y = 0; y < info.height; ++y) {
-    rows[y] = reinterpret_cast<png_bytep>(dst.data()) + y * row_bytes;
+    rows[y] = reinterpret_cast<png_bytep>(dst.data()) + y * row_bytes + index_offset;
   }
   if (!ReadPixels(read.png(), read.info(), rows.data())) return PngError(image_name, sink);
+  if (sink.strict[0] != '\0') {
+    return absl::InvalidArgumentError(
+        absl::StrCat("image '", image_name, "': invalid PNG: ", sink.strict));
+  }
+  if (palette) {
+    return ExpandPalette(image_name, read.png(), read.info(), info.width, info.height,
+                         reinterpret_cast<uint8_t*>(dst.data()));
+  }
   return absl::OkStatus();
 }
 
@@ -247,6 +343,18 @@ absl::StatusOr<std::string> EncodePng(std::span<const std::byte> pixels, uint32_
   if (width == 0 || height == 0 || pixels.size() != uint64_t{width} * height * bpp) {
     return absl::InternalError(absl::StrCat("EncodePng: ", pixels.size(), " bytes for ", width,
                                             "x", height));
+  }
+  if (options.encoder == PngEncoder::kFast && options.compression_level >= 1 &&
+      options.compression_level <= 3) {
+    int threads = options.threads;
+    if (threads <= 0) {
+      // More than 8 pieces gains little on a 1080p image and costs size.
+      threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+    }
+    return EncodePngFast(pixels, width, height, format == graph::PixelFormat::kRgba16,
+                         {.isal_level = options.compression_level,
+                          .filter = options.fast_filter,
+                          .threads = threads});
   }
   std::string out;
   // A guess that avoids most regrowth for photographic content at level 1.

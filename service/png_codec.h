@@ -1,4 +1,11 @@
-// PNG decode and encode with libpng, and the size checks of raw images.
+// PNG decode and encode, and the size checks of raw images.
+//
+// Two implementations behind one API: fast paths (png_fast_decode.h,
+// png_fast_encode.h: ISA-L inflate/deflate, SIMD filters, one image's deflate
+// split across threads) for the common cases, and libpng, the reference, for
+// everything else and on request. Before either decodes, png_chunks.h walks
+// the file and refuses what the PNG specification calls errors even where
+// libpng would let them through (issue 10). docs/CODEC.md has the figures.
 //
 // Decoding is two-phase so that the pixels go straight into the memory the
 // GPU upload reads from (DESIGN.md §9): ReadPngHeader checks the header
@@ -18,6 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "graph/image_format.h"
+#include "service/png_fast_encode.h"
 
 namespace rgfx::service {
 
@@ -38,20 +46,43 @@ struct PngInfo {
 absl::StatusOr<PngInfo> ReadPngHeader(const std::string& image_name, std::span<const std::byte> png,
                                       uint64_t max_pixels);
 
+struct PngDecodeOptions {
+  // false: always libpng (the reference; for tests and benchmarks).
+  bool allow_fast_path = true;
+};
+
 // Decodes all of `png` (described by `info`, from ReadPngHeader on the same
 // bytes) into `dst`, which must be exactly info.decoded_bytes long: tightly
-// packed RGBA rows, top row first. Truncated or corrupt data is
-// InvalidArgument naming the image.
+// packed RGBA rows, top row first. Truncated or corrupt data, and the errors
+// of the PNG specification that libpng tolerates (palette indices past the
+// end of PLTE, a missing PLTE, a tRNS of the wrong size, chunks out of
+// order or after IEND, too much image data), are InvalidArgument naming the
+// image.
 absl::Status DecodePngInto(const std::string& image_name, std::span<const std::byte> png,
-                           const PngInfo& info, std::span<std::byte> dst);
+                           const PngInfo& info, std::span<std::byte> dst,
+                           const PngDecodeOptions& options = {});
+
+enum class PngEncoder {
+  kFast,    // ISA-L + SIMD filters, pieces on several threads (levels 1..3)
+  kLibpng,  // the reference encoder (zlib)
+};
 
 struct PngEncodeOptions {
   // zlib level 0..9. 1 is ~10x faster than 6 for ~10-20% larger files: the
   // service's default, since encoding dominates a request's time.
   int compression_level = 1;
-  // true: every row uses the SUB filter (cheap, and most of the gain on
-  // photographic images); false: libpng's adaptive choice among all five.
+  // libpng encoder only. true: every row uses the SUB filter (cheap, and
+  // most of the gain on photographic images); false: libpng's adaptive
+  // choice among all five.
   bool single_fast_filter = true;
+  // kFast serves levels 1..3 (as ISA-L levels 1..3: level 1 is smaller than
+  // zlib's level 1 and ~4x faster); other levels and kLibpng use libpng.
+  PngEncoder encoder = PngEncoder::kFast;
+  // Fast encoder only: the row filter (docs/CODEC.md compares them).
+  PngRowFilter fast_filter = PngRowFilter::kPaeth;
+  // Fast encoder only: threads one image's deflate is split over; 0 means
+  // min(8, hardware threads). Pieces of an image under ~512 KiB stay whole.
+  int threads = 0;
 };
 
 // Encodes tightly packed RGBA pixels, `format` kRgba8 or kRgba16

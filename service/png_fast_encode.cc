@@ -1,0 +1,261 @@
+#include "service/png_fast_encode.h"
+
+#include <isa-l/igzip_lib.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "service/png_chunks.h"
+#include "service/png_filters.h"
+
+namespace rgfx::service {
+namespace {
+
+// Rows are filtered this many bytes at a time and handed to deflate, so the
+// filtered bytes are still in cache when ISA-L reads them.
+constexpr size_t kSlabBytes = 256 << 10;
+// Room added to the output each time ISA-L fills it.
+constexpr size_t kOutputStep = 256 << 10;
+
+size_t LevelBufferBytes(int level) {
+  switch (level) {
+    case 1: return ISAL_DEF_LVL1_DEFAULT;
+    case 2: return ISAL_DEF_LVL2_DEFAULT;
+    case 3: return ISAL_DEF_LVL3_DEFAULT;
+    default: return 0;
+  }
+}
+
+void PutU32(uint8_t* p, uint32_t v) {
+  p[0] = uint8_t(v >> 24);
+  p[1] = uint8_t(v >> 16);
+  p[2] = uint8_t(v >> 8);
+  p[3] = uint8_t(v);
+}
+
+struct Image {
+  const uint8_t* pixels;
+  uint32_t width;
+  uint32_t height;
+  bool sixteen_bit;
+  size_t row_bytes;  // raw RGBA row
+};
+
+// One piece: rows [first_row, end_row) compressed alone.
+struct Piece {
+  uint32_t first_row = 0;
+  uint32_t end_row = 0;
+  bool last = false;
+  std::vector<uint8_t> deflate;  // raw deflate blocks
+  uint32_t adler = 1;            // adler32 of this piece's filtered bytes
+  uint64_t filtered_bytes = 0;
+  int error = 0;  // an ISA-L error code; 0 when fine
+};
+
+// Picks the filter for one row and writes the filter byte and the row.
+void FilterOne(PngRowFilter choice, int bpp, const uint8_t* row, const uint8_t* prev, uint8_t* out,
+               size_t n, std::vector<uint8_t>& scratch) {
+  uint8_t filter = kPngFilterPaeth;
+  switch (choice) {
+    case PngRowFilter::kNone: filter = kPngFilterNone; break;
+    case PngRowFilter::kSub: filter = kPngFilterSub; break;
+    case PngRowFilter::kUp: filter = kPngFilterUp; break;
+    case PngRowFilter::kPaeth: filter = kPngFilterPaeth; break;
+    case PngRowFilter::kAdaptive: {
+      uint64_t best_cost = ~uint64_t{0};
+      scratch.resize(n);
+      for (uint8_t f : {kPngFilterSub, kPngFilterUp, kPngFilterAverage, kPngFilterPaeth}) {
+        FilterRow(f, bpp, row, prev, scratch.data(), n);
+        const uint64_t cost = FilteredRowCost(scratch.data(), n);
+        if (cost < best_cost) {
+          best_cost = cost;
+          filter = f;
+          std::memcpy(out + 1, scratch.data(), n);
+        }
+      }
+      out[0] = filter;
+      return;
+    }
+  }
+  out[0] = filter;
+  FilterRow(filter, bpp, row, prev, out + 1, n);
+}
+
+void CompressPiece(const Image& image, const FastEncodeParams& params, Piece& piece) {
+  const int bpp = image.sixteen_bit ? 8 : 4;
+  const size_t n = image.row_bytes;
+  const size_t stride = n + 1;
+  const size_t rows_per_slab = std::max<size_t>(1, kSlabBytes / stride);
+  std::unique_ptr<uint8_t[]> slab(new uint8_t[rows_per_slab * stride]);
+  std::vector<uint8_t> scratch, zero_row(n, 0);
+  // 16-bit rows are swapped to PNG's big-endian order before filtering;
+  // the previous row is kept swapped too.
+  std::vector<uint8_t> big_endian[2];
+  auto raw_row = [&](uint32_t y, int slot) -> const uint8_t* {
+    const uint8_t* row = image.pixels + size_t{y} * n;
+    if (!image.sixteen_bit) return row;
+    std::vector<uint8_t>& be = big_endian[slot];
+    be.resize(n);
+    for (size_t i = 0; i < n; i += 2) {
+      be[i] = row[i + 1];
+      be[i + 1] = row[i];
+    }
+    return be.data();
+  };
+
+  std::unique_ptr<uint8_t[]> level_buf(new uint8_t[LevelBufferBytes(params.isal_level) + 1]);
+  isal_zstream stream;
+  isal_deflate_init(&stream);
+  stream.level = static_cast<uint32_t>(params.isal_level);
+  stream.level_buf = level_buf.get();
+  stream.level_buf_size = static_cast<uint32_t>(LevelBufferBytes(params.isal_level));
+  stream.gzip_flag = IGZIP_DEFLATE;
+
+  int slot = 0;
+  const uint8_t* prev = piece.first_row == 0 ? zero_row.data() : raw_row(piece.first_row - 1, 1);
+  size_t out_used = 0;
+  for (uint32_t y0 = piece.first_row; y0 < piece.end_row;) {
+    const size_t rows = std::min<size_t>(rows_per_slab, piece.end_row - y0);
+    for (size_t r = 0; r < rows; ++r) {
+      const uint8_t* row = raw_row(y0 + static_cast<uint32_t>(r), slot);
+      FilterOne(params.filter, bpp, row, prev, slab.get() + r * stride, n, scratch);
+      prev = row;
+      slot ^= 1;  // the row just filtered stays valid as `prev`
+    }
+    const size_t bytes = rows * stride;
+    piece.adler = isal_adler32(piece.adler, slab.get(), bytes);
+    piece.filtered_bytes += bytes;
+    y0 += static_cast<uint32_t>(rows);
+    const bool final_slab = y0 == piece.end_row;
+    stream.next_in = slab.get();
+    stream.avail_in = static_cast<uint32_t>(bytes);
+    stream.end_of_stream = final_slab && piece.last ? 1 : 0;
+    stream.flush = final_slab && !piece.last ? FULL_FLUSH : NO_FLUSH;
+    // ISA-L returns when it has run out of input or of output; with room
+    // left over, everything given (and the flush) has been written.
+    do {
+      if (piece.deflate.size() - out_used < kOutputStep / 2) {
+        piece.deflate.resize(piece.deflate.size() + kOutputStep);
+      }
+      stream.next_out = piece.deflate.data() + out_used;
+      stream.avail_out = static_cast<uint32_t>(piece.deflate.size() - out_used);
+      const uint32_t room = stream.avail_out;
+      if (const int rc = isal_deflate(&stream); rc != COMP_OK) {
+        piece.error = rc;
+        return;
+      }
+      out_used += room - stream.avail_out;
+    } while (stream.avail_out == 0 || stream.avail_in > 0 ||
+             (stream.end_of_stream && stream.internal_state.state != ZSTATE_END));
+  }
+  piece.deflate.resize(out_used);
+}
+
+// Appends one chunk whose data is the concatenation of `parts`.
+void AppendChunk(std::string& out, const char type[4],
+                 std::initializer_list<std::span<const uint8_t>> parts) {
+  size_t length = 0;
+  for (auto part : parts) length += part.size();
+  uint8_t head[8];
+  PutU32(head, static_cast<uint32_t>(length));
+  std::memcpy(head + 4, type, 4);
+  out.append(reinterpret_cast<const char*>(head), 8);
+  uint32_t crc = PngCrc32(0, head + 4, 4);
+  for (auto part : parts) {
+    out.append(reinterpret_cast<const char*>(part.data()), part.size());
+    crc = PngCrc32(crc, part.data(), part.size());
+  }
+  uint8_t tail[4];
+  PutU32(tail, crc);
+  out.append(reinterpret_cast<const char*>(tail), 4);
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> EncodePngFast(std::span<const std::byte> pixels, uint32_t width,
+                                          uint32_t height, bool sixteen_bit,
+                                          const FastEncodeParams& params) {
+  if (params.isal_level < 0 || params.isal_level > 3) {
+    return absl::InvalidArgumentError(absl::StrCat("ISA-L level ", params.isal_level));
+  }
+  const Image image{reinterpret_cast<const uint8_t*>(pixels.data()), width, height, sixteen_bit,
+                    size_t{width} * (sixteen_bit ? 8 : 4)};
+  if (width == 0 || height == 0 || pixels.size() != image.row_bytes * height) {
+    return absl::InternalError(absl::StrCat("EncodePngFast: ", pixels.size(), " bytes for ",
+                                            width, "x", height));
+  }
+  // Pieces: as many as threads, but none below min_piece_bytes.
+  const uint64_t filtered_total = uint64_t{height} * (image.row_bytes + 1);
+  const uint64_t by_size = std::max<uint64_t>(1, filtered_total / std::max<size_t>(
+                                                      1, params.min_piece_bytes));
+  const uint32_t piece_count = static_cast<uint32_t>(
+      std::min<uint64_t>({by_size, uint64_t(std::max(1, params.threads)), height}));
+  std::vector<Piece> pieces(piece_count);
+  for (uint32_t i = 0; i < piece_count; ++i) {
+    pieces[i].first_row = static_cast<uint32_t>(uint64_t{height} * i / piece_count);
+    pieces[i].end_row = static_cast<uint32_t>(uint64_t{height} * (i + 1) / piece_count);
+    pieces[i].last = i + 1 == piece_count;
+  }
+  {
+    std::vector<std::jthread> workers;
+    workers.reserve(piece_count - 1);
+    for (uint32_t i = 1; i < piece_count; ++i) {
+      workers.emplace_back([&, i] { CompressPiece(image, params, pieces[i]); });
+    }
+    CompressPiece(image, params, pieces[0]);
+  }  // joins
+
+  uint32_t adler = pieces[0].adler;
+  size_t deflate_bytes = 0;
+  for (uint32_t i = 0; i < piece_count; ++i) {
+    if (pieces[i].error != 0) {
+      return absl::InternalError(absl::StrCat("ISA-L deflate failed: ", pieces[i].error));
+    }
+    if (i > 0) {
+      adler = static_cast<uint32_t>(adler32_combine(
+          adler, pieces[i].adler, static_cast<z_off_t>(pieces[i].filtered_bytes)));
+    }
+    deflate_bytes += pieces[i].deflate.size();
+  }
+
+  std::string out;
+  out.reserve(deflate_bytes + 64 + 12 * size_t{piece_count});
+  out.append("\x89PNG\r\n\x1a\n", 8);
+  uint8_t ihdr[13];
+  PutU32(ihdr, width);
+  PutU32(ihdr + 4, height);
+  ihdr[8] = sixteen_bit ? 16 : 8;
+  ihdr[9] = 6;  // RGBA
+  ihdr[10] = ihdr[11] = ihdr[12] = 0;  // deflate, adaptive filtering, no interlace
+  AppendChunk(out, "IHDR", {std::span<const uint8_t>(ihdr)});
+  // zlib header: deflate with a 32 KiB window, "fastest" level hint; the
+  // check bits make 0x7801 a multiple of 31.
+  const uint8_t zlib_header[2] = {0x78, 0x01};
+  uint8_t zlib_trailer[4];
+  PutU32(zlib_trailer, adler);
+  // One IDAT per piece (a chunk holds at most 2^31 - 1 bytes; split beyond).
+  constexpr size_t kMaxIdat = size_t{1} << 30;
+  for (uint32_t i = 0; i < piece_count; ++i) {
+    std::span<const uint8_t> data(pieces[i].deflate);
+    std::span<const uint8_t> head = i == 0 ? std::span<const uint8_t>(zlib_header)
+                                           : std::span<const uint8_t>();
+    do {
+      const std::span<const uint8_t> part = data.first(std::min(kMaxIdat, data.size()));
+      data = data.subspan(part.size());
+      const bool ends = data.empty() && pieces[i].last;
+      AppendChunk(out, "IDAT",
+                  {head, part, ends ? std::span<const uint8_t>(zlib_trailer)
+                                    : std::span<const uint8_t>()});
+      head = {};
+    } while (!data.empty());
+  }
+  AppendChunk(out, "IEND", {});
+  return out;
+}
+
+}  // namespace rgfx::service

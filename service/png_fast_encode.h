@@ -1,0 +1,42 @@
+// The fast PNG encoder: RGBA8/RGBA16 rows filtered with SIMD and deflated
+// with ISA-L, the rows of one image split into pieces compressed on several
+// threads at once. Each piece is an independent run of deflate blocks ended
+// by a full flush (byte-aligned, no back-references into the previous
+// piece) and the last one ends the stream, so their concatenation behind one
+// zlib header, with the pieces' adler32s combined, is one ordinary zlib
+// stream: any PNG decoder reads the file.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace rgfx::service {
+
+enum class PngRowFilter {
+  kNone,
+  kSub,
+  kUp,
+  kPaeth,
+  kAdaptive,  // per row, the smallest sum of |byte| among Sub, Up, Average and Paeth
+};
+
+struct FastEncodeParams {
+  int isal_level = 1;  // ISA-L level 0..3
+  PngRowFilter filter = PngRowFilter::kPaeth;
+  int threads = 1;  // pieces compressed at once (the calling thread is one)
+  // Pieces are never smaller than this many raw bytes: each piece starts
+  // with an empty history and a new Huffman table, which costs size.
+  size_t min_piece_bytes = 512 << 10;
+};
+
+// Encodes tightly packed RGBA pixels (8-bit, or 16-bit little-endian when
+// `sixteen_bit`) as an RGBA PNG of that depth.
+absl::StatusOr<std::string> EncodePngFast(std::span<const std::byte> pixels, uint32_t width,
+                                          uint32_t height, bool sixteen_bit,
+                                          const FastEncodeParams& params);
+
+}  // namespace rgfx::service

@@ -1,0 +1,249 @@
+#include "service/png_filters.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <emmintrin.h>
+#define RGFX_PNG_SSE2 1
+#endif
+
+namespace rgfx::service {
+namespace {
+
+// The Paeth predictor exactly as PNG §9.4 writes it (ties: a, then b).
+inline uint8_t PaethPredictor(int a, int b, int c) {
+  const int pa = std::abs(b - c);
+  const int pb = std::abs(a - c);
+  const int pc = std::abs(a + b - 2 * c);
+  if (pa <= pb && pa <= pc) return static_cast<uint8_t>(a);
+  if (pb <= pc) return static_cast<uint8_t>(b);
+  return static_cast<uint8_t>(c);
+}
+
+// Scalar reconstruction for any bpp; the reference the SIMD code must match.
+bool UnfilterScalar(uint8_t filter, size_t bpp, const uint8_t* in, const uint8_t* prev,
+                    uint8_t* out, size_t n) {
+  switch (filter) {
+    case kPngFilterNone:
+      if (out != in) std::memcpy(out, in, n);
+      return true;
+    case kPngFilterSub:
+      for (size_t i = 0; i < n; ++i) out[i] = in[i] + (i >= bpp ? out[i - bpp] : 0);
+      return true;
+    case kPngFilterUp:
+      for (size_t i = 0; i < n; ++i) out[i] = in[i] + prev[i];
+      return true;
+    case kPngFilterAverage:
+      for (size_t i = 0; i < n; ++i) {
+        const int a = i >= bpp ? out[i - bpp] : 0;
+        out[i] = static_cast<uint8_t>(in[i] + ((a + prev[i]) >> 1));
+      }
+      return true;
+    case kPngFilterPaeth:
+      for (size_t i = 0; i < n; ++i) {
+        const int a = i >= bpp ? out[i - bpp] : 0;
+        const int c = i >= bpp ? prev[i - bpp] : 0;
+        out[i] = static_cast<uint8_t>(in[i] + PaethPredictor(a, prev[i], c));
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
+#ifdef RGFX_PNG_SSE2
+
+// One pixel of BPP bytes in the low lanes of a register. memcpy of a
+// constant size compiles to a couple of moves and never reads past the row.
+template <int BPP>
+inline __m128i LoadPixel(const uint8_t* p) {
+  uint64_t v = 0;
+  std::memcpy(&v, p, BPP);
+  return _mm_cvtsi64_si128(static_cast<long long>(v));
+}
+
+template <int BPP>
+inline void StorePixel(uint8_t* p, __m128i x) {
+  const uint64_t v = static_cast<uint64_t>(_mm_cvtsi128_si64(x));
+  std::memcpy(p, &v, BPP);
+}
+
+inline __m128i Abs16(__m128i x) { return _mm_max_epi16(x, _mm_sub_epi16(_mm_setzero_si128(), x)); }
+
+// floor((a + b) / 2) per byte: pavgb rounds up, so take the odd bit back.
+inline __m128i FloorAverage8(__m128i a, __m128i b) {
+  return _mm_sub_epi8(_mm_avg_epu8(a, b), _mm_and_si128(_mm_xor_si128(a, b), _mm_set1_epi8(1)));
+}
+
+// The Paeth predictor on 16-bit lanes holding byte values.
+inline __m128i Paeth16(__m128i a, __m128i b, __m128i c) {
+  const __m128i b_c = _mm_sub_epi16(b, c);
+  const __m128i a_c = _mm_sub_epi16(a, c);
+  const __m128i pa = Abs16(b_c);
+  const __m128i pb = Abs16(a_c);
+  const __m128i pc = Abs16(_mm_add_epi16(b_c, a_c));
+  const __m128i take_a = _mm_cmpeq_epi16(_mm_min_epi16(pa, _mm_min_epi16(pb, pc)), pa);
+  const __m128i take_b = _mm_cmpeq_epi16(_mm_min_epi16(pb, pc), pb);
+  const __m128i b_or_c = _mm_or_si128(_mm_and_si128(take_b, b), _mm_andnot_si128(take_b, c));
+  return _mm_or_si128(_mm_and_si128(take_a, a), _mm_andnot_si128(take_a, b_or_c));
+}
+
+template <int BPP>
+void UnfilterSub(const uint8_t* in, uint8_t* out, size_t n) {
+  __m128i a = _mm_setzero_si128();
+  for (size_t i = 0; i < n; i += BPP) {
+    a = _mm_add_epi8(LoadPixel<BPP>(in + i), a);
+    StorePixel<BPP>(out + i, a);
+  }
+}
+
+template <int BPP>
+void UnfilterAverage(const uint8_t* in, const uint8_t* prev, uint8_t* out, size_t n) {
+  __m128i a = _mm_setzero_si128();
+  for (size_t i = 0; i < n; i += BPP) {
+    a = _mm_add_epi8(LoadPixel<BPP>(in + i), FloorAverage8(a, LoadPixel<BPP>(prev + i)));
+    StorePixel<BPP>(out + i, a);
+  }
+}
+
+template <int BPP>
+void UnfilterPaeth(const uint8_t* in, const uint8_t* prev, uint8_t* out, size_t n) {
+  const __m128i zero = _mm_setzero_si128();
+  __m128i a = zero, c = zero;
+  for (size_t i = 0; i < n; i += BPP) {
+    const __m128i b = _mm_unpacklo_epi8(LoadPixel<BPP>(prev + i), zero);
+    const __m128i predicted = Paeth16(a, b, c);
+    const __m128i x = _mm_add_epi8(LoadPixel<BPP>(in + i), _mm_packus_epi16(predicted, predicted));
+    StorePixel<BPP>(out + i, x);
+    a = _mm_unpacklo_epi8(x, zero);
+    c = b;
+  }
+}
+
+void UnfilterUp(const uint8_t* in, const uint8_t* prev, uint8_t* out, size_t n) {
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(prev + i));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_add_epi8(x, b));
+  }
+  for (; i < n; ++i) out[i] = in[i] + prev[i];
+}
+
+template <int BPP>
+bool UnfilterSimd(uint8_t filter, const uint8_t* in, const uint8_t* prev, uint8_t* out,
+                  size_t n) {
+  switch (filter) {
+    case kPngFilterSub: UnfilterSub<BPP>(in, out, n); return true;
+    case kPngFilterAverage: UnfilterAverage<BPP>(in, prev, out, n); return true;
+    case kPngFilterPaeth: UnfilterPaeth<BPP>(in, prev, out, n); return true;
+    default: return UnfilterScalar(filter, BPP, in, prev, out, n);
+  }
+}
+
+#endif  // RGFX_PNG_SSE2
+
+}  // namespace
+
+bool UnfilterRow(uint8_t filter, int bpp, const uint8_t* in, const uint8_t* prev, uint8_t* out,
+                 size_t row_bytes) {
+#ifdef RGFX_PNG_SSE2
+  if (filter == kPngFilterUp) {
+    UnfilterUp(in, prev, out, row_bytes);
+    return true;
+  }
+  // The per-pixel loops step whole pixels, so rows must be whole pixels
+  // (always true at 8 and 16 bits, the only depths with bpp > 1).
+  if (row_bytes % static_cast<size_t>(bpp) == 0) {
+    switch (bpp) {
+      case 2: return UnfilterSimd<2>(filter, in, prev, out, row_bytes);
+      case 3: return UnfilterSimd<3>(filter, in, prev, out, row_bytes);
+      case 4: return UnfilterSimd<4>(filter, in, prev, out, row_bytes);
+      case 6: return UnfilterSimd<6>(filter, in, prev, out, row_bytes);
+      case 8: return UnfilterSimd<8>(filter, in, prev, out, row_bytes);
+      default: break;
+    }
+  }
+#endif
+  return UnfilterScalar(filter, static_cast<size_t>(bpp), in, prev, out, row_bytes);
+}
+
+void FilterRow(uint8_t filter, int bpp_int, const uint8_t* row, const uint8_t* prev, uint8_t* out,
+               size_t n) {
+  const size_t bpp = static_cast<size_t>(bpp_int);
+  size_t i = 0;
+  // The first pixel has no left neighbour (a = c = 0).
+  const size_t head = bpp < n ? bpp : n;
+  switch (filter) {
+    case kPngFilterSub:
+      for (; i < head; ++i) out[i] = row[i];
+      break;
+    case kPngFilterAverage:
+      for (; i < head; ++i) out[i] = static_cast<uint8_t>(row[i] - (prev[i] >> 1));
+      break;
+    case kPngFilterPaeth:
+      for (; i < head; ++i) out[i] = static_cast<uint8_t>(row[i] - prev[i]);
+      break;
+    default:
+      break;
+  }
+#ifdef RGFX_PNG_SSE2
+  const __m128i zero = _mm_setzero_si128();
+  auto load = [](const uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
+  for (; i + 16 <= n; i += 16) {
+    const __m128i x = load(row + i);
+    __m128i predicted;
+    switch (filter) {
+      case kPngFilterSub: predicted = load(row + i - bpp); break;
+      case kPngFilterUp: predicted = load(prev + i); break;
+      case kPngFilterAverage: predicted = FloorAverage8(load(row + i - bpp), load(prev + i)); break;
+      case kPngFilterPaeth: {
+        const __m128i a = load(row + i - bpp), b = load(prev + i), c = load(prev + i - bpp);
+        const __m128i lo = Paeth16(_mm_unpacklo_epi8(a, zero), _mm_unpacklo_epi8(b, zero),
+                                   _mm_unpacklo_epi8(c, zero));
+        const __m128i hi = Paeth16(_mm_unpackhi_epi8(a, zero), _mm_unpackhi_epi8(b, zero),
+                                   _mm_unpackhi_epi8(c, zero));
+        predicted = _mm_packus_epi16(lo, hi);
+        break;
+      }
+      default: predicted = zero; break;
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_sub_epi8(x, predicted));
+  }
+#endif
+  for (; i < n; ++i) {
+    const int a = i >= bpp ? row[i - bpp] : 0;
+    const int c = i >= bpp ? prev[i - bpp] : 0;
+    int predicted = 0;
+    switch (filter) {
+      case kPngFilterSub: predicted = a; break;
+      case kPngFilterUp: predicted = prev[i]; break;
+      case kPngFilterAverage: predicted = (a + prev[i]) >> 1; break;
+      case kPngFilterPaeth: predicted = PaethPredictor(a, prev[i], c); break;
+      default: break;
+    }
+    out[i] = static_cast<uint8_t>(row[i] - predicted);
+  }
+}
+
+uint64_t FilteredRowCost(const uint8_t* filtered, size_t n) {
+  uint64_t sum = 0;
+  size_t i = 0;
+#ifdef RGFX_PNG_SSE2
+  const __m128i zero = _mm_setzero_si128();
+  __m128i acc = zero;
+  for (; i + 16 <= n; i += 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(filtered + i));
+    // |x as int8| = min(x, -x) as unsigned bytes (0x80 -> 128 either way).
+    const __m128i magnitude = _mm_min_epu8(x, _mm_sub_epi8(zero, x));
+    acc = _mm_add_epi64(acc, _mm_sad_epu8(magnitude, zero));
+  }
+  sum = static_cast<uint64_t>(_mm_cvtsi128_si64(acc)) +
+        static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc)));
+#endif
+  for (; i < n; ++i) sum += static_cast<uint64_t>(std::abs(static_cast<int8_t>(filtered[i])));
+  return sum;
+}
+
+}  // namespace rgfx::service

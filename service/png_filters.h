@@ -1,0 +1,40 @@
+// PNG row filters (PNG spec §9): undoing them when decoding and applying one
+// when encoding, with SSE2 on x86-64 (a scalar version elsewhere).
+//
+// Sub, Average and Paeth depend on the byte `bpp` to the left, so within a
+// row they run one pixel at a time; the SIMD code works on a pixel's bytes as
+// lanes (libpng's approach), which is what makes 3- and 4-byte pixels fast.
+// Up, and every filter when encoding, have no such chain and run 16 bytes at
+// a time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace rgfx::service {
+
+enum PngFilterType : uint8_t {
+  kPngFilterNone = 0,
+  kPngFilterSub = 1,
+  kPngFilterUp = 2,
+  kPngFilterAverage = 3,
+  kPngFilterPaeth = 4,
+};
+
+// Reconstructs one row: `out[i]` from the filtered bytes `in` and the
+// reconstructed row above `prev` (all zeros for the first row; never null).
+// `out` may equal `in` (in place) but must not overlap `prev`. `bpp` is the
+// filter's byte distance, 1..8. Returns false for an unknown filter type.
+bool UnfilterRow(uint8_t filter, int bpp, const uint8_t* in, const uint8_t* prev, uint8_t* out,
+                 size_t row_bytes);
+
+// Filters one row of raw bytes `row` (row above `prev`, zeros for the first
+// row) with `filter` into `out`, which must not overlap either.
+void FilterRow(uint8_t filter, int bpp, const uint8_t* row, const uint8_t* prev, uint8_t* out,
+               size_t row_bytes);
+
+// The sum of |byte as signed| over a filtered row: the usual heuristic for
+// choosing among filters (smaller tends to compress better).
+uint64_t FilteredRowCost(const uint8_t* filtered, size_t row_bytes);
+
+}  // namespace rgfx::service
