@@ -51,7 +51,7 @@ std::vector<double> NiceTicks(double lo, double hi, int target_count) {
 }
 
 std::string RenderSvg(const Chart& chart, int width, int panel_height) {
-  const int left = 80, right = 180, top = 40, gap = 50, bottom = 50;
+  const int left = 80, right = 180, top = 56, gap = 50, bottom = 50;
   const int plot_w = width - left - right;
   const int plot_h = panel_height - gap;
   const int height = top + static_cast<int>(chart.panels.size()) * panel_height + bottom - gap;
