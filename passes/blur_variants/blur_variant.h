@@ -93,7 +93,7 @@ class BlurVariant {
 };
 
 // All variants, in lineage order: exact, naive, line_cache, decimated,
-// symmetric, tuned, tiled_halo.
+// symmetric, tuned, tiled_halo; then fast and large_radius.
 const std::vector<std::unique_ptr<BlurVariant>>& BlurVariants();
 const BlurVariant* FindBlurVariant(std::string_view name);
 
@@ -104,5 +104,7 @@ std::unique_ptr<BlurVariant> MakeDecimatedBlur();
 std::unique_ptr<BlurVariant> MakeSymmetricBlur();
 std::unique_ptr<BlurVariant> MakeTunedBlur();
 std::unique_ptr<BlurVariant> MakeTiledHaloBlur();
+std::unique_ptr<BlurVariant> MakeFastBlur();
+std::unique_ptr<BlurVariant> MakeLargeRadiusBlur();
 
 }  // namespace rgfx::passes

@@ -12,6 +12,8 @@ const std::vector<std::unique_ptr<BlurVariant>>& BlurVariants() {
     v->push_back(MakeSymmetricBlur());
     v->push_back(MakeTunedBlur());
     v->push_back(MakeTiledHaloBlur());
+    v->push_back(MakeFastBlur());
+    v->push_back(MakeLargeRadiusBlur());
     return v;
   }();
   return *variants;

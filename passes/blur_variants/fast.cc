@@ -1,0 +1,126 @@
+// fast: every tap, weights precomputed in double, kFastOutputs consecutive
+// outputs per invocation from a sliding window, no transposes
+// (shaders/gaussian_blur_fast.comp). Rows stage a segment plus its halo in
+// shared memory; columns are read straight from memory by invocations that
+// each take one column, so a subgroup reads consecutive addresses.
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "passes/blur_variants/blur_variant.h"
+#include "passes/gaussian_weights.h"
+#include "passes/pass_util.h"
+#include "kGaussianBlurFastF16.h"
+#include "kGaussianBlurFastF32.h"
+#include "kGaussianBlurFastUnrolledF16.h"
+#include "kGaussianBlurFastUnrolledF32.h"
+
+namespace rgfx::passes {
+namespace {
+
+using graph::StepResource;
+
+constexpr uint32_t kFastOutputs = 8;         // outputs per invocation
+constexpr uint32_t kFastRowGroup = 64;       // invocations per row segment
+constexpr uint32_t kFastColumnGroup = 64;    // adjacent columns per workgroup
+constexpr int kFastMaxUnrolledRadius = 128;  // GPUs: [[unroll]] up to here
+
+// Must match the push_constant block of gaussian_blur_fast.comp.
+struct FastPush {
+  uint32_t n;
+  uint32_t lines;
+  uint32_t line_stride;
+  uint32_t pixel_stride;
+  uint32_t border;
+};
+
+class FastBlur final : public BlurVariant {
+ public:
+  std::string_view name() const override { return "fast"; }
+  bool exact() const override { return true; }
+  std::string Note() const override {
+    return "fast: every tap (exact up to float rounding), weights precomputed in double, 8 "
+           "consecutive outputs per invocation from a sliding window (each read feeds up to 8 "
+           "multiply-adds), the radius a specialization constant (GPUs: loops unrolled up to "
+           "radius 128); rows staged with their halo in shared memory when 512 + 2·radius pixels "
+           "fit, columns (and longer halos) read along the memory's fast axis by one invocation "
+           "per column; no transposes, no limit on radius or line length";
+  }
+
+  absl::Status Plan(const BlurConfig& config, graph::PassPlan& plan,
+                    BlurPrepared& prepared) const override {
+    const std::vector<double> weights = GaussianWeights(config.radius, config.sigma);
+    std::vector<float> w(weights.begin(), weights.end());
+    std::vector<std::byte> blob(w.size() * sizeof(float));
+    std::memcpy(blob.data(), w.data(), blob.size());
+    plan.constants.push_back(std::move(blob));
+    const uint32_t width = config.extent.width, height = config.extent.height;
+    struct Axis {
+      std::string label;
+      LineLayout layout;
+    };
+    std::vector<Axis> axes;
+    if (config.axes != "vertical") axes.push_back({"horizontal", {width, height, width, 1, width, 1}});
+    if (config.axes != "horizontal") axes.push_back({"vertical", {height, width, 1, width, 1, width}});
+    if (axes.size() == 2) {
+      plan.temp_extents = {config.extent};
+      plan.steps.push_back({"horizontal", {StepResource::Input(0)}, {StepResource::Temp(0)}});
+      plan.steps.push_back({"vertical", {StepResource::Temp(0)}, {StepResource::Output(0)}});
+    } else {
+      plan.steps.push_back({axes[0].label, {StepResource::Input(0)}, {StepResource::Output(0)}});
+    }
+    const uint32_t pixel_bytes = config.working == graph::PixelFormat::kRgba32F ? 16 : 8;
+    const uint32_t shared_pixels = config.caps.max_compute_shared_memory_bytes / pixel_bytes;
+    for (const Axis& a : axes) {
+      StepKernel k;
+      k.layout = a.layout;
+      const uint32_t radius = static_cast<uint32_t>(config.radius);
+      const uint32_t group = std::min(kFastRowGroup, config.caps.max_workgroup_invocations);
+      const uint32_t need = group * kFastOutputs + 2 * radius;
+      if (a.layout.in_pixel_stride == 1 && need <= shared_pixels) {
+        const uint32_t capacity = (need + 63) / 64 * 64;  // radii share pipelines
+        k.spec.values = {group, radius, 0, std::min(capacity, shared_pixels), kFastOutputs};
+        k.groups_x = DivideRoundingUp(a.layout.n, group * kFastOutputs);
+        k.groups_y = a.layout.lines;
+        k.details = absl::StrCat("row segments of ", group * kFastOutputs, " px + halo 2x",
+                                 radius, " in shared memory, ", kFastOutputs,
+                                 " outputs per invocation");
+      } else {
+        const uint32_t group_x = std::min(kFastColumnGroup, config.caps.max_workgroup_invocations);
+        k.spec.values = {group_x, radius, 1, 1, kFastOutputs};
+        k.groups_x = DivideRoundingUp(a.layout.lines, group_x);
+        k.groups_y = DivideRoundingUp(a.layout.n, kFastOutputs);
+        k.details = absl::StrCat(a.layout.in_pixel_stride == 1 ? "rows" : "columns",
+                                 " read directly, one line per invocation, ", kFastOutputs,
+                                 " outputs each");
+      }
+      prepared.steps.push_back(k);
+    }
+    prepared.accuracy = {true, "exact (weights in double, fp32 accumulation: float rounding only)",
+                         {}};
+    return absl::OkStatus();
+  }
+
+  absl::Status Record(graph::RecordContext& ctx, int step,
+                      const BlurPrepared& prepared) const override {
+    const StepKernel& k = prepared.steps.at(step);
+    const LineLayout& l = k.layout;
+    const FastPush push{l.n, l.lines, l.in_line_stride, l.in_pixel_stride,
+                        prepared.config.border};
+    const bool unrolled = ctx.caps().type != "cpu" && prepared.config.radius <= kFastMaxUnrolledRadius;
+    const gpu::ShaderCode shader =
+        unrolled ? WorkingShader(ctx.working_format(), "gaussian_blur_fast_unrolled",
+                                 kGaussianBlurFastUnrolledF16, kGaussianBlurFastUnrolledF32, 3,
+                                 sizeof(FastPush))
+                 : WorkingShader(ctx.working_format(), "gaussian_blur_fast", kGaussianBlurFastF16,
+                                 kGaussianBlurFastF32, 3, sizeof(FastPush));
+    const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(0)};
+    return ctx.Dispatch(shader, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<BlurVariant> MakeFastBlur() { return std::make_unique<FastBlur>(); }
+
+}  // namespace rgfx::passes
