@@ -187,11 +187,11 @@ class IdatInflater {
       if (state_.block_state == ISAL_BLOCK_FINISH) {
         return Invalid("not enough image data: the zlib stream ends before the last row");
       }
-      if (state_.avail_in == 0) {
-        if (next_ == idat_.size()) return Invalid("truncated: not enough image data in IDAT");
+      if (state_.avail_in == 0 && next_ < idat_.size()) {
         NextPiece();
         continue;
       }
+      // Even without input left ISA-L may hold decoded bytes to hand out.
       if (absl::Status s = Step(); !s.ok()) return s;
     }
     return absl::OkStatus();
@@ -203,8 +203,7 @@ class IdatInflater {
   absl::Status Finish() {
     uint8_t extra[64];
     while (state_.block_state != ISAL_BLOCK_FINISH) {
-      if (state_.avail_in == 0) {
-        if (next_ == idat_.size()) return Invalid("truncated: the zlib stream does not end");
+      if (state_.avail_in == 0 && next_ < idat_.size()) {
         NextPiece();
         continue;
       }
@@ -215,6 +214,9 @@ class IdatInflater {
         return Invalid("too much image data: the zlib stream goes on after the last row");
       }
     }
+    // Compressed bytes after the end of the stream are an error (libpng
+    // warns of them in the same IDAT, which the libpng path turns into an
+    // error, but skips later IDATs silently: docs/CODEC.md).
     uint64_t left = state_.avail_in;
     for (size_t i = next_; i < idat_.size(); ++i) left += idat_[i].size();
     if (left > 0) return Invalid(left, " bytes of IDAT data after the end of the zlib stream");
@@ -235,7 +237,11 @@ class IdatInflater {
     if (result < 0 || result == ISAL_NEED_DICT) return Invalid(IsalInflateError(result));
     if (state_.avail_in == in_before && state_.avail_out == out_before &&
         state_.block_state != ISAL_BLOCK_FINISH) {
-      return Invalid("corrupt zlib data (no progress)");  // never loop forever
+      // No progress: never loop forever.
+      if (state_.avail_in == 0 && next_ == idat_.size()) {
+        return Invalid("truncated: not enough image data (the zlib stream does not end)");
+      }
+      return Invalid("corrupt zlib data");
     }
     return absl::OkStatus();
   }

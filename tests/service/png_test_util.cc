@@ -44,6 +44,7 @@ bool Write(png_structp png, png_infop info, const PngSpec& spec, std::vector<png
   } else if (spec.trns) {
     png_set_tRNS(png, info, nullptr, 0, &trns_color);
   }
+  if (spec.filters != 0) png_set_filter(png, PNG_FILTER_TYPE_BASE, spec.filters);
   png_write_info(png, info);
   if (spec.bit_depth < 8) png_set_packing(png);
   png_write_image(png, rows);
@@ -69,8 +70,14 @@ TestPng MakeTestPng(const PngSpec& spec) {
   }
   // Samples at the file's depth, one per channel per pixel.
   std::vector<uint16_t> samples(size_t{spec.width} * spec.height * channels);
-  for (uint16_t& s : samples) {
+  for (size_t i = 0; i < samples.size(); ++i) {
+    uint16_t& s = samples[i];
     s = static_cast<uint16_t>(palette ? rng() % palette_size : rng() % (max_value + 1));
+    if (spec.smooth) {  // a gradient with a little noise: filters then differ
+      const size_t p = i / channels, x = p % spec.width, y = p / spec.width;
+      const uint32_t range = palette ? palette_size : max_value + 1;
+      s = static_cast<uint16_t>((x * 3 + y * 2 + (i % channels) * 40 + rng() % 3) % range);
+    }
   }
   // A transparent colour that really occurs: the first pixel's.
   png_color_16 trns_color{};
@@ -209,11 +216,77 @@ bool FixChunkCrc(std::string& png, const char type[4]) {
   if (data == std::string::npos) return false;
   const auto* p = reinterpret_cast<const unsigned char*>(png.data() + data - 8);
   const uint32_t length = (uint32_t{p[0]} << 24) | (p[1] << 16) | (p[2] << 8) | p[3];
+  if (length > png.size() || data + length + 4 > png.size()) return false;  // damaged length
   uLong crc = crc32(0, reinterpret_cast<const Bytef*>(png.data() + data - 4), length + 4);
   for (int i = 0; i < 4; ++i) {
     png[data + length + i] = static_cast<char>((crc >> (24 - 8 * i)) & 0xff);
   }
   return true;
+}
+
+std::string BuildPng(const std::vector<RawChunk>& chunks) {
+  std::string out("\x89PNG\r\n\x1a\n", 8);
+  auto put32 = [&](uint32_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(v >> (24 - 8 * i)));
+  };
+  for (const RawChunk& chunk : chunks) {
+    put32(static_cast<uint32_t>(chunk.data.size()));
+    const std::string body = chunk.type + chunk.data;
+    out += body;
+    put32(static_cast<uint32_t>(
+        crc32(0, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()))));
+  }
+  return out;
+}
+
+std::string IhdrData(uint32_t width, uint32_t height, int bit_depth, int color_type,
+                     bool interlaced) {
+  std::string d;
+  for (uint32_t v : {width, height}) {
+    for (int i = 0; i < 4; ++i) d.push_back(static_cast<char>(v >> (24 - 8 * i)));
+  }
+  d.push_back(static_cast<char>(bit_depth));
+  d.push_back(static_cast<char>(color_type));
+  d.push_back(0);
+  d.push_back(0);
+  d.push_back(interlaced ? 1 : 0);
+  return d;
+}
+
+std::string ZlibCompress(const std::string& raw, int level) {
+  uLongf size = compressBound(raw.size());
+  std::string out(size, '\0');
+  compress2(reinterpret_cast<Bytef*>(out.data()), &size, reinterpret_cast<const Bytef*>(raw.data()),
+            raw.size(), level);
+  out.resize(size);
+  return out;
+}
+
+std::string InflateIdat(const std::string& png, bool* ok) {
+  std::string z;
+  size_t pos = 8;
+  while (pos + 12 <= png.size()) {
+    const auto* p = reinterpret_cast<const unsigned char*>(png.data() + pos);
+    const uint32_t length = (uint32_t{p[0]} << 24) | (p[1] << 16) | (p[2] << 8) | p[3];
+    if (std::memcmp(p + 4, "IDAT", 4) == 0) z.append(png, pos + 8, length);
+    pos += 12 + size_t{length};
+  }
+  z_stream s{};
+  inflateInit(&s);
+  std::string out;
+  char buf[1 << 16];
+  s.next_in = reinterpret_cast<Bytef*>(z.data());
+  s.avail_in = static_cast<uInt>(z.size());
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    s.next_out = reinterpret_cast<Bytef*>(buf);
+    s.avail_out = sizeof(buf);
+    rc = inflate(&s, Z_NO_FLUSH);
+    out.append(buf, sizeof(buf) - s.avail_out);
+  }
+  *ok = rc == Z_STREAM_END && s.avail_in == 0;
+  inflateEnd(&s);
+  return out;
 }
 
 }  // namespace rgfx::testing

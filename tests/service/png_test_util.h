@@ -18,6 +18,8 @@ struct PngSpec {
   bool interlaced = false;
   bool trns = false;   // add a tRNS chunk (grey, RGB, palette)
   uint32_t seed = 1;
+  int filters = 0;     // PNG_FILTER_* mask for libpng's writer; 0: its default
+  bool smooth = false;  // gradients instead of noise (so filters matter)
 };
 
 struct TestPng {
@@ -39,5 +41,21 @@ std::string PngSpecName(const PngSpec& spec);
 bool FixChunkCrc(std::string& png, const char type[4]);
 // Offset of chunk `type`'s data, or npos.
 size_t ChunkDataOffset(const std::string& png, const char type[4]);
+
+// Hand-made PNGs for the cases no encoder writes (errors of the spec).
+struct RawChunk {
+  std::string type;  // 4 letters
+  std::string data;
+};
+// The signature, then the chunks with correct lengths and CRCs.
+std::string BuildPng(const std::vector<RawChunk>& chunks);
+// IHDR data (13 bytes).
+std::string IhdrData(uint32_t width, uint32_t height, int bit_depth, int color_type,
+                     bool interlaced = false);
+// A zlib stream of `raw` (the filtered rows) at `level`.
+std::string ZlibCompress(const std::string& raw, int level = 6);
+// The concatenated IDAT data of a PNG, inflated with zlib (which verifies the
+// adler32); empty if the stream is not valid zlib.
+std::string InflateIdat(const std::string& png, bool* ok);
 
 }  // namespace rgfx::testing

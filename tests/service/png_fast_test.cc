@@ -1,0 +1,379 @@
+// The fast PNG paths against libpng: every colour type and depth decoded by
+// both gives the same pixels; the fast encoder's files (one thread or many)
+// decode with libpng to the input and hold one valid zlib stream; corrupt
+// and malformed inputs are refused the same way by both decoders.
+#include <png.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "service/png_chunks.h"
+#include "service/png_codec.h"
+#include "service/png_fast_decode.h"
+#include "service/png_fast_encode.h"
+#include "tests/service/png_test_util.h"
+
+namespace rgfx::service {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::MakeTestPng;
+using testing::PngSpec;
+
+constexpr uint64_t kMaxPixels = 64ull << 20;
+
+std::span<const std::byte> AsBytes(const std::string& s) {
+  return std::as_bytes(std::span<const char>(s.data(), s.size()));
+}
+
+absl::StatusOr<std::vector<std::byte>> Decode(const std::string& png, bool fast) {
+  absl::StatusOr<PngInfo> info = ReadPngHeader("photo", AsBytes(png), kMaxPixels);
+  if (!info.ok()) return info.status();
+  std::vector<std::byte> pixels(info->decoded_bytes);
+  if (absl::Status s = DecodePngInto("photo", AsBytes(png), *info, pixels,
+                                     {.allow_fast_path = fast});
+      !s.ok()) {
+    return s;
+  }
+  return pixels;
+}
+
+bool TakesFastPath(const std::string& png) {
+  absl::StatusOr<PngChunks> chunks = ParsePngChunks("photo", AsBytes(png));
+  return chunks.ok() && FastDecodeSupports(*chunks);
+}
+
+// ---- Decoding: fast path == libpng == the independent expectation --------
+
+struct DecodeCase {
+  int color_type;
+  int bit_depth;
+  uint32_t width;
+  uint32_t height;
+  int filters;  // libpng's PNG_FILTER_* mask
+};
+
+std::string Name(const DecodeCase& c) {
+  const char* type = c.color_type == 0 ? "Gray" : c.color_type == 2 ? "Rgb"
+                     : c.color_type == 4 ? "GrayAlpha" : "Rgba";
+  const char* filter = c.filters == PNG_FILTER_NONE ? "None" : c.filters == PNG_FILTER_SUB ? "Sub"
+                       : c.filters == PNG_FILTER_UP ? "Up" : c.filters == PNG_FILTER_AVG ? "Avg"
+                       : c.filters == PNG_FILTER_PAETH ? "Paeth" : "All";
+  return absl::StrCat(type, c.bit_depth, "_", c.width, "x", c.height, "_", filter);
+}
+
+std::vector<DecodeCase> DecodeCases() {
+  std::vector<DecodeCase> cases;
+  for (int type : {0, 2, 4, 6}) {
+    for (int depth : {8, 16}) {
+      for (int filters : {PNG_FILTER_NONE, PNG_FILTER_SUB, PNG_FILTER_UP, PNG_FILTER_AVG,
+                          PNG_FILTER_PAETH, PNG_ALL_FILTERS}) {
+        cases.push_back({type, depth, 13, 7, filters});
+      }
+      // Wide enough for several inflate slabs and every SIMD loop's tail.
+      cases.push_back({type, depth, 2003, 71, PNG_ALL_FILTERS});
+      cases.push_back({type, depth, 1, 3, PNG_ALL_FILTERS});
+    }
+  }
+  return cases;
+}
+
+class FastDecode : public ::testing::TestWithParam<DecodeCase> {};
+
+TEST_P(FastDecode, EqualsLibpngAndExpectation) {
+  const DecodeCase& c = GetParam();
+  for (bool smooth : {false, true}) {
+    PngSpec spec;
+    spec.color_type = c.color_type;
+    spec.bit_depth = c.bit_depth;
+    spec.width = c.width;
+    spec.height = c.height;
+    spec.filters = c.filters;
+    spec.smooth = smooth;
+    const testing::TestPng png = MakeTestPng(spec);
+    ASSERT_TRUE(TakesFastPath(png.file));
+    absl::StatusOr<std::vector<std::byte>> fast = Decode(png.file, true);
+    absl::StatusOr<std::vector<std::byte>> reference = Decode(png.file, false);
+    ASSERT_TRUE(fast.ok()) << fast.status();
+    ASSERT_TRUE(reference.ok()) << reference.status();
+    EXPECT_EQ(*fast, *reference) << "smooth " << smooth;
+    EXPECT_EQ(*fast, png.expected) << "smooth " << smooth;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(TypesDepthsFilters, FastDecode, ::testing::ValuesIn(DecodeCases()),
+                         [](const auto& info) { return Name(info.param); });
+
+TEST(FastDecode, OtherKindsGoToLibpngAndStillDecode) {
+  for (const PngSpec& spec : testing::AllPngKinds()) {
+    const testing::TestPng png = MakeTestPng(spec);
+    const bool expect_fast = !spec.interlaced && !spec.trns && spec.bit_depth >= 8 &&
+                             spec.color_type != PNG_COLOR_TYPE_PALETTE;
+    EXPECT_EQ(TakesFastPath(png.file), expect_fast) << testing::PngSpecName(spec);
+    absl::StatusOr<std::vector<std::byte>> pixels = Decode(png.file, true);
+    ASSERT_TRUE(pixels.ok()) << testing::PngSpecName(spec) << pixels.status();
+    EXPECT_EQ(*pixels, png.expected) << testing::PngSpecName(spec);
+  }
+}
+
+// ---- Encoding ------------------------------------------------------------
+
+std::vector<std::byte> PhotoLike(uint32_t width, uint32_t height, bool sixteen, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> noise(0.f, 2.f);
+  const int bytes = sixteen ? 2 : 1;
+  std::vector<std::byte> pixels(size_t{width} * height * 4 * bytes);
+  for (uint32_t y = 0; y < height; ++y) {
+    for (uint32_t x = 0; x < width; ++x) {
+      for (int c = 0; c < 4; ++c) {
+        const float v = c == 3 ? 200.f + x % 7
+                               : 128.f + 60.f * std::sin(x * 0.01f * (c + 1)) +
+                                     40.f * std::cos(y * 0.013f) + noise(rng);
+        const float clamped = std::clamp(v, 0.f, 255.f);
+        const uint32_t value = sixteen ? std::min<uint32_t>(65535u, uint32_t(clamped * 257.f) + rng() % 7)
+                                       : uint32_t(clamped);
+        const size_t i = ((size_t{y} * width + x) * 4 + c) * bytes;
+        pixels[i] = std::byte(value & 0xff);
+        if (sixteen) pixels[i + 1] = std::byte(value >> 8);
+      }
+    }
+  }
+  return pixels;
+}
+
+struct EncodeCase {
+  bool sixteen;
+  PngRowFilter filter;
+  int level;
+};
+
+class FastEncode : public ::testing::TestWithParam<EncodeCase> {};
+
+TEST_P(FastEncode, LibpngDecodesTheInputForAnyThreadCount) {
+  const EncodeCase& c = GetParam();
+  const uint32_t width = 301, height = 97;
+  const std::vector<std::byte> pixels = PhotoLike(width, height, c.sixteen, 7);
+  std::string single;
+  for (int threads : {1, 2, 3, 8}) {
+    // Small pieces so that even this image is split `threads` ways.
+    absl::StatusOr<std::string> png = EncodePngFast(
+        pixels, width, height, c.sixteen,
+        {.isal_level = c.level, .filter = c.filter, .threads = threads, .min_piece_bytes = 1});
+    ASSERT_TRUE(png.ok()) << png.status();
+    absl::StatusOr<PngChunks> chunks = ParsePngChunks("out", AsBytes(*png));
+    ASSERT_TRUE(chunks.ok()) << chunks.status();
+    EXPECT_EQ(chunks->idat.size(), size_t(threads));  // one IDAT per piece
+    bool zlib_ok = false;
+    const std::string filtered = testing::InflateIdat(*png, &zlib_ok);
+    EXPECT_TRUE(zlib_ok) << "not one valid zlib stream, threads " << threads;
+    EXPECT_EQ(filtered.size(), size_t{height} * (1 + width * (c.sixteen ? 8 : 4)));
+    absl::StatusOr<std::vector<std::byte>> by_libpng = Decode(*png, false);
+    ASSERT_TRUE(by_libpng.ok()) << by_libpng.status();
+    EXPECT_EQ(*by_libpng, pixels) << "threads " << threads;
+    absl::StatusOr<std::vector<std::byte>> by_fast = Decode(*png, true);
+    ASSERT_TRUE(by_fast.ok()) << by_fast.status();
+    EXPECT_EQ(*by_fast, pixels) << "threads " << threads;
+    if (threads == 1) single = *png;
+  }
+  EXPECT_FALSE(single.empty());
+}
+
+std::vector<EncodeCase> EncodeCases() {
+  std::vector<EncodeCase> cases;
+  for (bool sixteen : {false, true}) {
+    for (PngRowFilter f : {PngRowFilter::kNone, PngRowFilter::kSub, PngRowFilter::kUp,
+                           PngRowFilter::kPaeth, PngRowFilter::kAdaptive}) {
+      cases.push_back({sixteen, f, 1});
+    }
+    cases.push_back({sixteen, PngRowFilter::kPaeth, 0});
+    cases.push_back({sixteen, PngRowFilter::kPaeth, 2});
+    cases.push_back({sixteen, PngRowFilter::kPaeth, 3});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(DepthsFiltersLevels, FastEncode, ::testing::ValuesIn(EncodeCases()));
+
+TEST(FastEncode, DefaultOptionsUseTheFastPathAndDecode) {
+  const uint32_t width = 640, height = 480;  // 1.2 MB: split into 2 pieces or more
+  const std::vector<std::byte> pixels = PhotoLike(width, height, false, 3);
+  absl::StatusOr<std::string> fast = EncodePng(pixels, width, height, graph::PixelFormat::kRgba8);
+  absl::StatusOr<std::string> reference =
+      EncodePng(pixels, width, height, graph::PixelFormat::kRgba8,
+                {.compression_level = 1, .encoder = PngEncoder::kLibpng});
+  ASSERT_TRUE(fast.ok() && reference.ok());
+  EXPECT_NE(*fast, *reference);  // different encoders, different bytes...
+  EXPECT_EQ(*Decode(*fast, false), pixels);  // ...the same pixels
+  EXPECT_EQ(*Decode(*reference, true), pixels);
+}
+
+TEST(FastEncode, TinyImages) {
+  for (uint32_t width : {1u, 2u, 5u}) {
+    for (uint32_t height : {1u, 3u}) {
+      const std::vector<std::byte> pixels = PhotoLike(width, height, false, width * 10 + height);
+      absl::StatusOr<std::string> png =
+          EncodePngFast(pixels, width, height, false,
+                        {.filter = PngRowFilter::kAdaptive, .threads = 4, .min_piece_bytes = 1});
+      ASSERT_TRUE(png.ok());
+      EXPECT_EQ(*Decode(*png, false), pixels) << width << "x" << height;
+    }
+  }
+}
+
+// ---- Corrupt data: both decoders refuse it ----------------------------------
+
+// A 64x64 RGB image, filtered rows (filter byte + 192 bytes) of a gradient.
+std::string FilteredRows(uint32_t width, uint32_t height, int channels, uint8_t filter = 1) {
+  std::string raw;
+  for (uint32_t y = 0; y < height; ++y) {
+    raw.push_back(static_cast<char>(filter));
+    for (uint32_t i = 0; i < width * channels; ++i) raw.push_back(static_cast<char>(i * 7 + y));
+  }
+  return raw;
+}
+
+std::string RgbPng(const std::string& zlib_data) {
+  return testing::BuildPng({{"IHDR", testing::IhdrData(64, 64, 8, 2)},
+                            {"IDAT", zlib_data},
+                            {"IEND", ""}});
+}
+
+void ExpectRefusedByBoth(const std::string& png, const std::string& words) {
+  for (bool fast : {true, false}) {
+    absl::Status s = Decode(png, fast).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << "fast " << fast << ": " << s;
+    EXPECT_THAT(std::string(s.message()), HasSubstr("image 'photo'"));
+    if (!words.empty()) {
+      EXPECT_THAT(std::string(s.message()), HasSubstr(words)) << fast;
+    }
+  }
+}
+
+TEST(FastDecodeErrors, ControlDecodes) {
+  const std::string png = RgbPng(testing::ZlibCompress(FilteredRows(64, 64, 3)));
+  ASSERT_TRUE(TakesFastPath(png));
+  EXPECT_TRUE(Decode(png, true).ok());
+  EXPECT_EQ(*Decode(png, true), *Decode(png, false));
+}
+
+TEST(FastDecodeErrors, TooShortImageData) {
+  const std::string raw = FilteredRows(64, 64, 3);
+  ExpectRefusedByBoth(RgbPng(testing::ZlibCompress(raw.substr(0, raw.size() - 100))),
+                      "image data");
+  ExpectRefusedByBoth(RgbPng(testing::ZlibCompress(raw.substr(0, raw.size() - 1))), "");
+}
+
+TEST(FastDecodeErrors, TooLongImageData) {
+  const std::string raw = FilteredRows(64, 64, 3);
+  ExpectRefusedByBoth(RgbPng(testing::ZlibCompress(raw + std::string(500, '\0'))),
+                      "oo much image data");
+  ExpectRefusedByBoth(RgbPng(testing::ZlibCompress(raw + std::string(1, '\0'))), "");
+}
+
+TEST(FastDecodeErrors, CorruptDeflateDataWithGoodCrc) {
+  std::string z = testing::ZlibCompress(FilteredRows(64, 64, 3));
+  for (size_t at : {size_t{2}, z.size() / 3, z.size() / 2}) {
+    std::string bad = z;
+    bad[at] ^= 0x5a;
+    // Not every flip breaks deflate; those that do are refused by both.
+    if (Decode(RgbPng(bad), false).ok()) continue;
+    ExpectRefusedByBoth(RgbPng(bad), "");
+  }
+}
+
+TEST(FastDecodeErrors, BadZlibHeaderAndChecksum) {
+  std::string z = testing::ZlibCompress(FilteredRows(64, 64, 3));
+  std::string header = z;
+  header[0] = 0x79;  // compression method 9
+  ExpectRefusedByBoth(RgbPng(header), "");
+  std::string adler = z;
+  adler[adler.size() - 1] ^= 1;
+  ExpectRefusedByBoth(RgbPng(adler), "");
+}
+
+TEST(FastDecodeErrors, BadFilterType) {
+  ExpectRefusedByBoth(RgbPng(testing::ZlibCompress(FilteredRows(64, 64, 3, 5))), "filter");
+}
+
+TEST(FastDecodeErrors, BytesAfterTheZlibStream) {
+  const std::string z = testing::ZlibCompress(FilteredRows(64, 64, 3));
+  // Junk after the stream's end in the same IDAT: libpng warns ("Extra
+  // compressed data") and goes on; both paths refuse.
+  ExpectRefusedByBoth(RgbPng(z + "junk"), "");
+  // The same bytes in an IDAT of their own: libpng never looks at them, so
+  // only the fast path can refuse (a gap of the libpng path: docs/CODEC.md).
+  const std::string separate = testing::BuildPng({{"IHDR", testing::IhdrData(64, 64, 8, 2)},
+                                                  {"IDAT", z},
+                                                  {"IDAT", "junk"},
+                                                  {"IEND", ""}});
+  const absl::Status s = Decode(separate, true).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("4 bytes of IDAT data after the end"));
+}
+
+TEST(FastDecodeErrors, IdatSplitAnywhereDecodes) {
+  // Control for the above: the stream cut into many IDATs (some empty) is fine.
+  const std::string z = testing::ZlibCompress(FilteredRows(64, 64, 3));
+  std::vector<testing::RawChunk> chunks = {{"IHDR", testing::IhdrData(64, 64, 8, 2)}};
+  for (size_t at = 0; at < z.size(); at += 97) {
+    chunks.push_back({"IDAT", z.substr(at, 97)});
+    chunks.push_back({"IDAT", ""});
+  }
+  chunks.push_back({"IEND", ""});
+  const std::string png = testing::BuildPng(chunks);
+  absl::StatusOr<std::vector<std::byte>> fast = Decode(png, true);
+  ASSERT_TRUE(fast.ok()) << fast.status();
+  EXPECT_EQ(*fast, *Decode(png, false));
+}
+
+// ---- Fuzz-ish: random damage never crashes either decoder -------------------
+
+TEST(FastDecodeFuzz, RandomByteFlipsNeverCrash) {
+  std::vector<std::string> seeds;
+  for (auto [type, depth, interlaced] : {std::tuple{2, 8, false}, std::tuple{6, 8, false},
+                                         std::tuple{6, 16, false}, std::tuple{0, 16, false},
+                                         std::tuple{3, 4, false}, std::tuple{2, 8, true}}) {
+    PngSpec spec;
+    spec.color_type = type;
+    spec.bit_depth = depth;
+    spec.interlaced = interlaced;
+    spec.width = 37;
+    spec.height = 23;
+    spec.smooth = true;
+    seeds.push_back(MakeTestPng(spec).file);
+  }
+  std::mt19937 rng(1234);
+  int decoded = 0, refused = 0;
+  for (int iteration = 0; iteration < 10000; ++iteration) {
+    std::string png = seeds[iteration % seeds.size()];
+    const int flips = 1 + static_cast<int>(rng() % 4);
+    for (int f = 0; f < flips; ++f) png[8 + rng() % (png.size() - 8)] ^= static_cast<char>(1 + rng() % 255);
+    // Most flips would only break a CRC; repair them so the damage reaches
+    // inflate, unfiltering and the chunk checks.
+    if (iteration % 4 != 0) {
+      for (const char* type : {"IHDR", "PLTE", "tRNS", "IDAT"}) testing::FixChunkCrc(png, type);
+    }
+    if (iteration % 7 == 0) png.resize(rng() % png.size());
+    for (bool fast : {true, false}) {
+      absl::StatusOr<std::vector<std::byte>> result = Decode(png, fast);
+      if (result.ok()) {
+        ++decoded;
+      } else {
+        ++refused;
+        EXPECT_TRUE(result.status().code() == absl::StatusCode::kInvalidArgument ||
+                    result.status().code() == absl::StatusCode::kResourceExhausted)
+            << result.status();
+      }
+    }
+  }
+  std::printf("random damage: %d decodes, %d refusals\n", decoded, refused);
+  EXPECT_GT(refused, 0);
+}
+
+}  // namespace
+}  // namespace rgfx::service
