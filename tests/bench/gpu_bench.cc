@@ -13,13 +13,16 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "gpu/device.h"
 #include "gpu/instance.h"
 #include "gpu/pipeline_cache.h"
 #include "graph/compile.h"
 #include "graph/executor.h"
 #include "passes/builtin_passes.h"
+#include "passes/gaussian_blur.h"
 
 ABSL_FLAG(std::string, device, "", "device index or name substring (default: automatic)");
 ABSL_FLAG(int, width, 1920, "image width in pixels");
@@ -34,6 +37,20 @@ ABSL_FLAG(int, warmup_ms, 1000,
           "untimed runs last at least this long: GPUs raise their clocks only under load");
 ABSL_FLAG(int, rotate, 4, "distinct input images cycled through");
 ABSL_FLAG(bool, validation, false, "turn on the validation layer (slows the CPU side only)");
+ABSL_FLAG(bool, sweep, false,
+          "instead of one graph: time gaussian_blur for every --sweep_variants x "
+          "--sweep_radii x --sweep_sizes x --sweep_formats and print CSV (bench/ turns it "
+          "into charts and the auto table)");
+ABSL_FLAG(std::string, sweep_variants, "exact,tiled_halo,tuned,fast,large_radius,decimated",
+          "variants of the sweep");
+ABSL_FLAG(std::string, sweep_radii, "1,2,4,8,16,32,64,128,256,512,1024", "radii of the sweep");
+ABSL_FLAG(std::string, sweep_sizes, "1920x1080", "WxH sizes of the sweep");
+ABSL_FLAG(std::string, sweep_formats, "rgba16f", "working formats of the sweep");
+ABSL_FLAG(int, sweep_runs, 7, "timed runs per sweep point (fewer once a point passes 20 ms)");
+ABSL_FLAG(std::string, csv, "", "sweep: also write the CSV here");
+ABSL_FLAG(double, fma_per_ns, 33450,
+          "the device's fp32 multiply-add rate for the arithmetic floor (not measured: the "
+          "default is the H100 SXM's 132 SMs x 128 lanes x 1.98 GHz)");
 
 namespace rgfx {
 namespace {
@@ -99,6 +116,90 @@ std::vector<std::pair<std::string, std::vector<uint64_t>>> TimeGraph(
   return rows;
 }
 
+std::vector<std::string> Split(const std::string& list) { return absl::StrSplit(list, ','); }
+
+// The blur sweep: one CSV row per point with the blur's H and V step
+// medians, the copy floor (each step reads and writes the image once at the
+// measured bandwidth) and the fp32 arithmetic floor (2·radius+1 multiply-adds
+// per channel, 4 channels, per pixel and step, at --fma_per_ns).
+void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
+           graph::Executor& executor, double bandwidth) {
+  FILE* csv = nullptr;
+  if (!absl::GetFlag(FLAGS_csv).empty()) csv = std::fopen(absl::GetFlag(FLAGS_csv).c_str(), "w");
+  auto emit = [&](const std::string& line) {
+    std::printf("%s\n", line.c_str());
+    if (csv) std::fprintf(csv, "%s\n", line.c_str());
+  };
+  emit("device,vendor_id,device_id,working,width,height,radius,variant,resolved,h_us,v_us,"
+       "total_us,copy_floor_us,x_copy_floor,fp32_floor_us,x_fp32_floor,stated_psnr_db");
+  graph::CompileLimits limits;
+  limits.max_pixels = 1ull << 30;
+  const int base_runs = absl::GetFlag(FLAGS_sweep_runs);
+  for (const std::string& format : Split(absl::GetFlag(FLAGS_sweep_formats))) {
+    const auto working = graph::ParsePixelFormat(format);
+    if (!working || !graph::IsWorkingFormat(*working)) Fail(absl::InvalidArgumentError(format));
+    const double bpp = graph::BytesPerPixel(*working);
+    for (const std::string& size : Split(absl::GetFlag(FLAGS_sweep_sizes))) {
+      std::vector<std::string> wh = absl::StrSplit(size, 'x');
+      uint32_t w = 0, h = 0;
+      if (wh.size() != 2 || !absl::SimpleAtoi(wh[0], &w) || !absl::SimpleAtoi(wh[1], &h)) {
+        Fail(absl::InvalidArgumentError("--sweep_sizes: " + size));
+      }
+      for (const std::string& r : Split(absl::GetFlag(FLAGS_sweep_radii))) {
+        int radius = 0;
+        if (!absl::SimpleAtoi(r, &radius)) Fail(absl::InvalidArgumentError("--sweep_radii: " + r));
+        for (const std::string& variant :
+             Split(absl::GetFlag(FLAGS_sweep_variants))) {
+          graph::GraphDesc desc;
+          desc.working_format = *working;
+          desc.inputs.push_back({"image", {w, h}, graph::PixelFormat::kRgba8});
+          graph::PassDesc blur{"blur", "gaussian_blur", {"image"}, {"soft"}, {}};
+          blur.params.Set("radius", int64_t{radius});
+          blur.params.Set("variant", variant);
+          desc.passes.push_back(blur);
+          desc.outputs.push_back({"soft", graph::PixelFormat::kRgba8});
+          auto compiled = graph::Compile(desc, registry, caps, limits);
+          const std::string head = absl::StrFormat("\"%s\",%u,%u,%s,%u,%u,%d,%s", caps.name,
+                                                   caps.vendor_id, caps.device_id, format, w, h,
+                                                   radius, variant);
+          if (!compiled.ok()) {
+            emit(head + ",refused,,,,,,,,");
+            continue;
+          }
+          std::string resolved, psnr;
+          for (const auto& pass : (*compiled)->passes) {
+            if (pass.name != "blur") continue;
+            resolved = pass.plan.variant;
+            const passes::BlurAccuracy* a = passes::FindBlurAccuracy(pass.plan);
+            if (a && !a->exact && a->noise_psnr_db) psnr = absl::StrFormat("%.1f", *a->noise_psnr_db);
+          }
+          // Few runs for slow points: one probe run decides.
+          absl::SetFlag(&FLAGS_runs, 1);
+          absl::SetFlag(&FLAGS_warmup, 0);
+          absl::SetFlag(&FLAGS_warmup_ms, 0);
+          double probe = 0;
+          for (const auto& [name, ns] : TimeGraph(desc, **compiled, executor)) probe += ns[0];
+          absl::SetFlag(&FLAGS_runs, probe > 20e6 ? 2 : base_runs);
+          absl::SetFlag(&FLAGS_warmup, probe > 20e6 ? 0 : 2);
+          double hv[2] = {0, 0};
+          for (const auto& [name, ns] : TimeGraph(desc, **compiled, executor)) {
+            if (name == "blur/horizontal") hv[0] = Summarise(ns).median_us;
+            if (name == "blur/vertical") hv[1] = Summarise(ns).median_us;
+          }
+          const double total = hv[0] + hv[1];
+          const double copy_floor = 2 * (2.0 * w * h * bpp) / bandwidth / 1000.0;
+          const double fp32_floor =
+              2.0 * w * h * 4 * (2 * radius + 1) / absl::GetFlag(FLAGS_fma_per_ns) / 1000.0;
+          emit(head + absl::StrFormat(",%s,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%s", resolved, hv[0],
+                                      hv[1], total, copy_floor, total / copy_floor, fp32_floor,
+                                      total / fp32_floor, psnr));
+        }
+      }
+    }
+  }
+  if (csv) std::fclose(csv);
+}
+
 int Main() {
   auto instance = OrDie(gpu::Instance::Create({.validation = absl::GetFlag(FLAGS_validation)}));
   auto device = OrDie(gpu::Device::Create(*instance, {absl::GetFlag(FLAGS_device)}));
@@ -138,6 +239,13 @@ int Main() {
     return 0.0;
   };
   const double bandwidth_before = measure_bandwidth();  // bytes per ns = GB/s
+  if (absl::GetFlag(FLAGS_sweep)) {
+    // The floor after a warm-up copy: the first may run at idle clocks.
+    const double bandwidth = std::max(bandwidth_before, measure_bandwidth());
+    std::printf("copy bandwidth: %.1f GB/s\n", bandwidth);
+    Sweep(registry, caps, *executor, bandwidth);
+    return 0;
+  }
 
   const uint32_t w = absl::GetFlag(FLAGS_width), h = absl::GetFlag(FLAGS_height);
   graph::GraphDesc desc;
