@@ -280,35 +280,40 @@ absl::Status DecodePngFast(const std::string& image_name, const PngChunks& chunk
   const size_t rows_per_slab = std::clamp<size_t>(kSlabBytes / stride, 1, chunks.height);
   // new[] without value-initialisation: every byte used is inflated first.
   std::unique_ptr<uint8_t[]> slab(new uint8_t[rows_per_slab * stride + kSlabPadding]);
-  std::vector<uint8_t> prev_row(row_bytes, 0);  // the row above a slab's first row
+  // Non-RGBA8 rows are reconstructed into two alternating row buffers
+  // (padded for the 16-byte reads of the expansion), then expanded. Not in
+  // place in the slab: the SIMD loops store 4 or 8 bytes per 3- or 6-byte
+  // pixel, and the next pixel's load overlapping that store would stall
+  // store-to-load forwarding on every pixel.
+  std::vector<uint8_t> rows_buffer[2] = {std::vector<uint8_t>(row_bytes + kSlabPadding, 0),
+                                         std::vector<uint8_t>(row_bytes + kSlabPadding, 0)};
+  const std::vector<uint8_t> zero_row(row_bytes, 0);
   IdatInflater inflater(image_name, chunks);
 
   for (uint32_t y0 = 0; y0 < chunks.height;) {
     const size_t rows = std::min<size_t>(rows_per_slab, chunks.height - y0);
     if (absl::Status s = inflater.Fill(slab.get(), rows * stride); !s.ok()) return s;
     for (size_t r = 0; r < rows; ++r) {
+      const size_t y = y0 + r;
       const uint8_t* filtered = slab.get() + r * stride;
-      uint8_t* dst_row = out + (y0 + r) * dst_row_bytes;
+      uint8_t* dst_row = out + y * dst_row_bytes;
       bool ok;
       if (expand == nullptr) {
         // RGBA8: the destination row is the reconstructed row; the row above
         // is the destination's too (cached memory, see DESIGN.md §9).
-        const uint8_t* above = y0 + r == 0 ? prev_row.data() : dst_row - dst_row_bytes;
+        const uint8_t* above = y == 0 ? zero_row.data() : dst_row - dst_row_bytes;
         ok = UnfilterRow(filtered[0], bpp, filtered + 1, above, dst_row, row_bytes);
       } else {
-        uint8_t* row = slab.get() + r * stride + 1;
-        const uint8_t* above = r == 0 ? prev_row.data() : row - stride;
-        ok = UnfilterRow(filtered[0], bpp, row, above, row, row_bytes);
+        uint8_t* row = rows_buffer[y % 2].data();
+        const uint8_t* above = y == 0 ? zero_row.data() : rows_buffer[(y + 1) % 2].data();
+        ok = UnfilterRow(filtered[0], bpp, filtered + 1, above, row, row_bytes);
         expand(row, dst_row, chunks.width);
       }
       if (!ok) {
         return absl::InvalidArgumentError(
             absl::StrCat("image '", image_name, "': invalid PNG: bad filter type ",
-                         int{filtered[0]}, " in row ", y0 + r));
+                         int{filtered[0]}, " in row ", y));
       }
-    }
-    if (expand != nullptr) {
-      std::memcpy(prev_row.data(), slab.get() + (rows - 1) * stride + 1, row_bytes);
     }
     y0 += static_cast<uint32_t>(rows);
   }

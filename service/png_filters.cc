@@ -55,7 +55,10 @@ bool UnfilterScalar(uint8_t filter, size_t bpp, const uint8_t* in, const uint8_t
 #ifdef RGFX_PNG_SSE2
 
 // One pixel of BPP bytes in the low lanes of a register. memcpy of a
-// constant size compiles to a couple of moves and never reads past the row.
+// constant size compiles to a couple of moves and never reads past the row,
+// but for 3 and 6 bytes it goes through the stack (a store-forwarding stall
+// in the loop's dependency chain), so all pixels but the last use the wide
+// forms below.
 template <int BPP>
 inline __m128i LoadPixel(const uint8_t* p) {
   uint64_t v = 0;
@@ -67,6 +70,42 @@ template <int BPP>
 inline void StorePixel(uint8_t* p, __m128i x) {
   const uint64_t v = static_cast<uint64_t>(_mm_cvtsi128_si64(x));
   std::memcpy(p, &v, BPP);
+}
+
+// A pixel padded to 4 or 8 bytes: one plain load or store. The bytes past
+// the pixel belong to the next one; the predictor is masked to zero there,
+// so a store writes those bytes back as they were read from `in` (and, when
+// out != in, the next pixel overwrites them).
+template <int BPP>
+constexpr size_t kWide = BPP <= 4 ? 4 : 8;
+
+template <int BPP>
+inline __m128i LoadWide(const uint8_t* p) {
+  if constexpr (BPP <= 4) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return _mm_cvtsi32_si128(static_cast<int>(v));
+  } else {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return _mm_cvtsi64_si128(static_cast<long long>(v));
+  }
+}
+
+template <int BPP>
+inline void StoreWide(uint8_t* p, __m128i x) {
+  if constexpr (BPP <= 4) {
+    const uint32_t v = static_cast<uint32_t>(_mm_cvtsi128_si32(x));
+    std::memcpy(p, &v, 4);
+  } else {
+    const uint64_t v = static_cast<uint64_t>(_mm_cvtsi128_si64(x));
+    std::memcpy(p, &v, 8);
+  }
+}
+
+template <int BPP>
+inline __m128i PixelMask() {
+  return _mm_cvtsi64_si128(static_cast<long long>(BPP >= 8 ? ~0ull : (1ull << (8 * BPP)) - 1));
 }
 
 inline __m128i Abs16(__m128i x) { return _mm_max_epi16(x, _mm_sub_epi16(_mm_setzero_si128(), x)); }
@@ -89,36 +128,66 @@ inline __m128i Paeth16(__m128i a, __m128i b, __m128i c) {
   return _mm_or_si128(_mm_and_si128(take_a, a), _mm_andnot_si128(take_a, b_or_c));
 }
 
+// Each loop runs wide while a padded access stays inside the row, then
+// exactly for the last pixel (for 4 and 8 bytes the wide form is exact).
 template <int BPP>
 void UnfilterSub(const uint8_t* in, uint8_t* out, size_t n) {
+  const __m128i mask = PixelMask<BPP>();
   __m128i a = _mm_setzero_si128();
-  for (size_t i = 0; i < n; i += BPP) {
-    a = _mm_add_epi8(LoadPixel<BPP>(in + i), a);
+  size_t i = 0;
+  for (; i + kWide<BPP> <= n; i += BPP) {
+    a = _mm_add_epi8(LoadWide<BPP>(in + i), _mm_and_si128(a, mask));
+    StoreWide<BPP>(out + i, a);
+  }
+  for (; i < n; i += BPP) {
+    a = _mm_add_epi8(LoadPixel<BPP>(in + i), _mm_and_si128(a, mask));
     StorePixel<BPP>(out + i, a);
   }
 }
 
 template <int BPP>
 void UnfilterAverage(const uint8_t* in, const uint8_t* prev, uint8_t* out, size_t n) {
+  const __m128i mask = PixelMask<BPP>();
   __m128i a = _mm_setzero_si128();
-  for (size_t i = 0; i < n; i += BPP) {
-    a = _mm_add_epi8(LoadPixel<BPP>(in + i), FloorAverage8(a, LoadPixel<BPP>(prev + i)));
+  size_t i = 0;
+  for (; i + kWide<BPP> <= n; i += BPP) {
+    const __m128i predicted = _mm_and_si128(FloorAverage8(a, LoadWide<BPP>(prev + i)), mask);
+    a = _mm_add_epi8(LoadWide<BPP>(in + i), predicted);
+    StoreWide<BPP>(out + i, a);
+  }
+  for (; i < n; i += BPP) {
+    const __m128i predicted = _mm_and_si128(FloorAverage8(a, LoadPixel<BPP>(prev + i)), mask);
+    a = _mm_add_epi8(LoadPixel<BPP>(in + i), predicted);
     StorePixel<BPP>(out + i, a);
   }
 }
 
+template <int BPP, bool kWideAccess>
+inline void PaethStep(const uint8_t* in, const uint8_t* prev, uint8_t* out, __m128i mask,
+                      __m128i& a, __m128i& c) {
+  const __m128i zero = _mm_setzero_si128();
+  const __m128i b8 = kWideAccess ? LoadWide<BPP>(prev) : LoadPixel<BPP>(prev);
+  const __m128i b = _mm_unpacklo_epi8(b8, zero);
+  const __m128i predicted16 = Paeth16(a, b, c);
+  const __m128i predicted = _mm_and_si128(_mm_packus_epi16(predicted16, predicted16), mask);
+  const __m128i x =
+      _mm_add_epi8(kWideAccess ? LoadWide<BPP>(in) : LoadPixel<BPP>(in), predicted);
+  if constexpr (kWideAccess) {
+    StoreWide<BPP>(out, x);
+  } else {
+    StorePixel<BPP>(out, x);
+  }
+  a = _mm_unpacklo_epi8(x, zero);
+  c = b;
+}
+
 template <int BPP>
 void UnfilterPaeth(const uint8_t* in, const uint8_t* prev, uint8_t* out, size_t n) {
-  const __m128i zero = _mm_setzero_si128();
-  __m128i a = zero, c = zero;
-  for (size_t i = 0; i < n; i += BPP) {
-    const __m128i b = _mm_unpacklo_epi8(LoadPixel<BPP>(prev + i), zero);
-    const __m128i predicted = Paeth16(a, b, c);
-    const __m128i x = _mm_add_epi8(LoadPixel<BPP>(in + i), _mm_packus_epi16(predicted, predicted));
-    StorePixel<BPP>(out + i, x);
-    a = _mm_unpacklo_epi8(x, zero);
-    c = b;
-  }
+  const __m128i mask = PixelMask<BPP>();
+  __m128i a = _mm_setzero_si128(), c = _mm_setzero_si128();
+  size_t i = 0;
+  for (; i + kWide<BPP> <= n; i += BPP) PaethStep<BPP, true>(in + i, prev + i, out + i, mask, a, c);
+  for (; i < n; i += BPP) PaethStep<BPP, false>(in + i, prev + i, out + i, mask, a, c);
 }
 
 void UnfilterUp(const uint8_t* in, const uint8_t* prev, uint8_t* out, size_t n) {
