@@ -72,10 +72,11 @@ inline void StorePixel(uint8_t* p, __m128i x) {
   std::memcpy(p, &v, BPP);
 }
 
-// A pixel padded to 4 or 8 bytes: one plain load or store. The bytes past
-// the pixel belong to the next one; the predictor is masked to zero there,
-// so a store writes those bytes back as they were read from `in` (and, when
-// out != in, the next pixel overwrites them).
+// A pixel padded to 4 or 8 bytes: one plain load or store. The lanes past
+// the pixel hold the next pixel's bytes, and what is computed in them is
+// garbage that only ever flows into the same lanes; the store writes it
+// into the next pixel's place in `out`, which the next step overwrites (so
+// `out` must not overlap `in`), and the last pixel is stored exactly.
 template <int BPP>
 constexpr size_t kWide = BPP <= 4 ? 4 : 8;
 
@@ -103,11 +104,6 @@ inline void StoreWide(uint8_t* p, __m128i x) {
   }
 }
 
-template <int BPP>
-inline __m128i PixelMask() {
-  return _mm_cvtsi64_si128(static_cast<long long>(BPP >= 8 ? ~0ull : (1ull << (8 * BPP)) - 1));
-}
-
 inline __m128i Abs16(__m128i x) { return _mm_max_epi16(x, _mm_sub_epi16(_mm_setzero_si128(), x)); }
 
 // floor((a + b) / 2) per byte: pavgb rounds up, so take the odd bit back.
@@ -122,72 +118,71 @@ inline __m128i Paeth16(__m128i a, __m128i b, __m128i c) {
   const __m128i pa = Abs16(b_c);
   const __m128i pb = Abs16(a_c);
   const __m128i pc = Abs16(_mm_add_epi16(b_c, a_c));
-  const __m128i take_a = _mm_cmpeq_epi16(_mm_min_epi16(pa, _mm_min_epi16(pb, pc)), pa);
-  const __m128i take_b = _mm_cmpeq_epi16(_mm_min_epi16(pb, pc), pb);
+  // a when pa <= min(pb, pc), else b when pb <= pc, else c (§9.4's ties).
+  const __m128i smallest_bc = _mm_min_epi16(pb, pc);
+  const __m128i not_a = _mm_cmpgt_epi16(pa, smallest_bc);
+  const __m128i take_b = _mm_cmpeq_epi16(smallest_bc, pb);
   const __m128i b_or_c = _mm_or_si128(_mm_and_si128(take_b, b), _mm_andnot_si128(take_b, c));
-  return _mm_or_si128(_mm_and_si128(take_a, a), _mm_andnot_si128(take_a, b_or_c));
+  return _mm_or_si128(_mm_andnot_si128(not_a, a), _mm_and_si128(not_a, b_or_c));
 }
 
 // Each loop runs wide while a padded access stays inside the row, then
 // exactly for the last pixel (for 4 and 8 bytes the wide form is exact).
 template <int BPP>
 void UnfilterSub(const uint8_t* in, uint8_t* out, size_t n) {
-  const __m128i mask = PixelMask<BPP>();
   __m128i a = _mm_setzero_si128();
   size_t i = 0;
   for (; i + kWide<BPP> <= n; i += BPP) {
-    a = _mm_add_epi8(LoadWide<BPP>(in + i), _mm_and_si128(a, mask));
+    a = _mm_add_epi8(LoadWide<BPP>(in + i), a);
     StoreWide<BPP>(out + i, a);
   }
   for (; i < n; i += BPP) {
-    a = _mm_add_epi8(LoadPixel<BPP>(in + i), _mm_and_si128(a, mask));
+    a = _mm_add_epi8(LoadPixel<BPP>(in + i), a);
     StorePixel<BPP>(out + i, a);
   }
 }
 
 template <int BPP>
 void UnfilterAverage(const uint8_t* in, const uint8_t* prev, uint8_t* out, size_t n) {
-  const __m128i mask = PixelMask<BPP>();
   __m128i a = _mm_setzero_si128();
   size_t i = 0;
   for (; i + kWide<BPP> <= n; i += BPP) {
-    const __m128i predicted = _mm_and_si128(FloorAverage8(a, LoadWide<BPP>(prev + i)), mask);
-    a = _mm_add_epi8(LoadWide<BPP>(in + i), predicted);
+    a = _mm_add_epi8(LoadWide<BPP>(in + i), FloorAverage8(a, LoadWide<BPP>(prev + i)));
     StoreWide<BPP>(out + i, a);
   }
   for (; i < n; i += BPP) {
-    const __m128i predicted = _mm_and_si128(FloorAverage8(a, LoadPixel<BPP>(prev + i)), mask);
-    a = _mm_add_epi8(LoadPixel<BPP>(in + i), predicted);
+    a = _mm_add_epi8(LoadPixel<BPP>(in + i), FloorAverage8(a, LoadPixel<BPP>(prev + i)));
     StorePixel<BPP>(out + i, a);
   }
 }
 
+// Paeth on 16-bit lanes. The chain from one pixel to the next (through `a`)
+// sets the speed, so it is kept short: the sum is formed in 16 bits and
+// masked rather than packed, added and unpacked again.
 template <int BPP, bool kWideAccess>
-inline void PaethStep(const uint8_t* in, const uint8_t* prev, uint8_t* out, __m128i mask,
-                      __m128i& a, __m128i& c) {
+inline void PaethStep(const uint8_t* in, const uint8_t* prev, uint8_t* out, __m128i& a,
+                      __m128i& c) {
   const __m128i zero = _mm_setzero_si128();
-  const __m128i b8 = kWideAccess ? LoadWide<BPP>(prev) : LoadPixel<BPP>(prev);
-  const __m128i b = _mm_unpacklo_epi8(b8, zero);
-  const __m128i predicted16 = Paeth16(a, b, c);
-  const __m128i predicted = _mm_and_si128(_mm_packus_epi16(predicted16, predicted16), mask);
-  const __m128i x =
-      _mm_add_epi8(kWideAccess ? LoadWide<BPP>(in) : LoadPixel<BPP>(in), predicted);
+  const __m128i b = _mm_unpacklo_epi8(kWideAccess ? LoadWide<BPP>(prev) : LoadPixel<BPP>(prev),
+                                      zero);
+  const __m128i x_in = _mm_unpacklo_epi8(kWideAccess ? LoadWide<BPP>(in) : LoadPixel<BPP>(in),
+                                         zero);
+  a = _mm_and_si128(_mm_add_epi16(x_in, Paeth16(a, b, c)), _mm_set1_epi16(0xff));
+  const __m128i x = _mm_packus_epi16(a, a);
   if constexpr (kWideAccess) {
     StoreWide<BPP>(out, x);
   } else {
     StorePixel<BPP>(out, x);
   }
-  a = _mm_unpacklo_epi8(x, zero);
   c = b;
 }
 
 template <int BPP>
 void UnfilterPaeth(const uint8_t* in, const uint8_t* prev, uint8_t* out, size_t n) {
-  const __m128i mask = PixelMask<BPP>();
   __m128i a = _mm_setzero_si128(), c = _mm_setzero_si128();
   size_t i = 0;
-  for (; i + kWide<BPP> <= n; i += BPP) PaethStep<BPP, true>(in + i, prev + i, out + i, mask, a, c);
-  for (; i < n; i += BPP) PaethStep<BPP, false>(in + i, prev + i, out + i, mask, a, c);
+  for (; i + kWide<BPP> <= n; i += BPP) PaethStep<BPP, true>(in + i, prev + i, out + i, a, c);
+  for (; i < n; i += BPP) PaethStep<BPP, false>(in + i, prev + i, out + i, a, c);
 }
 
 void UnfilterUp(const uint8_t* in, const uint8_t* prev, uint8_t* out, size_t n) {

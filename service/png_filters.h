@@ -23,7 +23,8 @@ enum PngFilterType : uint8_t {
 
 // Reconstructs one row: `out[i]` from the filtered bytes `in` and the
 // reconstructed row above `prev` (all zeros for the first row; never null).
-// `out` may equal `in` (in place) but must not overlap `prev`. `bpp` is the
+// `out` must overlap neither `in` nor `prev` (the SIMD loops store a few
+// bytes past the current pixel before the next one is read). `bpp` is the
 // filter's byte distance, 1..8. Returns false for an unknown filter type.
 bool UnfilterRow(uint8_t filter, int bpp, const uint8_t* in, const uint8_t* prev, uint8_t* out,
                  size_t row_bytes);
