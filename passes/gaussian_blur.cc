@@ -2,6 +2,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include <cctype>
+#include <cmath>
+#include <limits>
+
+#include "passes/blur_variants/auto_table.h"
 #include "passes/blur_variants/line_variant.h"
 #include "passes/blur_variants/tiled_halo.h"
 #include "passes/blur_variants/tuned.h"
@@ -17,11 +22,15 @@ std::vector<std::string> VariantNames() {
 }
 
 constexpr char kAutoRule[] =
-    "auto: the fastest exact variant that can do the request: on GPUs exact up to radius 6 "
-    "(measured on the H100), otherwise tiled_halo when its tile and "
-    "halo fit the shared memory (radius <= 1920 RGBA16F / 896 RGBA32F with 32 KB), else tuned "
-    "when each line fits its cache or can be chunked (2·radius < cache px), else exact; "
-    "radius 0 is exact (a copy)";
+    "auto: on a device the server has measured (its table, from rgfx-gpu-bench --sweep: "
+    "vendor and device id, working format, the nearest measured image size and radius), the "
+    "fastest variant measured there that can plan the request and is exact, or, when "
+    "min_psnr_db > 0, states a PSNR >= min_psnr_db for it. Elsewhere the fallback rule: with "
+    "min_psnr_db > 0, large_radius from radius 32 when its stated PSNR is enough (its cost "
+    "does not grow with the radius); otherwise on GPUs exact up to radius 6, then fast; on "
+    "CPUs tiled_halo when its tile and halo fit the shared memory, else tuned when lines fit "
+    "or chunk, else exact. Never an approximate variant when min_psnr_db is 0; radius 0 is "
+    "exact (a copy)";
 
 graph::PassSchema BlurSchema() {
   graph::PassSchema schema;
@@ -49,7 +58,12 @@ graph::PassSchema BlurSchema() {
                             "decimated only: most taps per axis (default 64); more radius "
                             "steps over pixels",
                             int64_t{64}, 3, 2 * kMaxBlurRadius + 1};
-  schema.params = {radius, sigma, BorderParamSpec(), axes, variant, max_taps};
+  graph::ParamSpec min_psnr{"min_psnr_db", graph::ParamType::kFloat,
+                            "auto only: 0 (default) picks exact variants only; > 0 also admits "
+                            "an approximate one whose plan states at least this PSNR (dB, "
+                            "against exact on uniform noise)",
+                            0.0, 0.0, 1000.0};
+  schema.params = {radius, sigma, BorderParamSpec(), axes, variant, max_taps, min_psnr};
   schema.variant_param = "variant";
   for (const auto& v : BlurVariants()) schema.notes.push_back(v->Note());
   schema.notes.push_back(kAutoRule);
@@ -81,8 +95,7 @@ class GaussianBlurPass final : public graph::PassType {
     config.working = ctx.working_format;
     config.caps = ctx.caps;
     std::string name = ctx.params.Enum("variant");
-    if (name == "auto") name = AutoBlurVariant(ctx.caps, ctx.working_format, config.radius,
-                                               config.extent);
+    if (name == "auto") name = AutoBlurVariant(config, ctx.params.Float("min_psnr_db"));
     const BlurVariant* variant = FindBlurVariant(name);
     if (variant == nullptr) {  // the schema lists every variant: our invariant
       return absl::InternalError(absl::StrCat("gaussian_blur: no variant '", name, "'"));
@@ -108,9 +121,57 @@ class GaussianBlurPass final : public graph::PassType {
   const graph::PassSchema schema_;
 };
 
-// Whether `variant` can plan this blur on the device.
-bool CanPlan(std::string_view variant, const gpu::DeviceCaps& caps, graph::PixelFormat working,
-             int radius, graph::Extent extent) {
+// What planning `variant` for `config` states: nullopt when it refuses,
+// +infinity when exact, else its stated PSNR.
+std::optional<double> StatedPsnr(std::string_view variant, const BlurConfig& config) {
+  const BlurVariant* v = FindBlurVariant(variant);
+  if (v == nullptr) return std::nullopt;
+  graph::PassPlan plan;
+  BlurPrepared prepared;
+  if (!v->Plan(config, plan, prepared).ok()) return std::nullopt;
+  if (prepared.accuracy.exact) return std::numeric_limits<double>::infinity();
+  return prepared.accuracy.noise_psnr_db.value_or(0.0);
+}
+
+bool CanPlan(std::string_view variant, const BlurConfig& config) {
+  return StatedPsnr(variant, config).has_value();
+}
+
+}  // namespace
+
+std::string AutoBlurVariant(const BlurConfig& config, double min_psnr_db) {
+  if (config.radius == 0) return "exact";
+  const gpu::DeviceCaps& caps = config.caps;
+  AutoQuery query;
+  query.vendor_id = caps.vendor_id;
+  query.device_id = caps.device_id;
+  query.working = std::string(graph::PixelFormatName(config.working));
+  for (char& c : query.working) c = static_cast<char>(std::tolower(c));
+  query.pixels = uint64_t{config.extent.width} * config.extent.height;
+  query.radius = config.radius;
+  query.min_psnr_db = min_psnr_db;
+  const StatedPsnrFn stated = [&](std::string_view v) { return StatedPsnr(v, config); };
+  if (auto chosen = ChooseFromTable(BuiltinAutoTable(), query, stated)) return *chosen;
+  // The fallback rule (kAutoRule). Approximate only when allowed and stated
+  // good enough: large_radius costs the same at any radius, so from 32 on it
+  // beats every per-tap kernel on the H100 (docs/PERFORMANCE.md).
+  if (min_psnr_db > 0 && config.radius >= 32) {
+    const std::optional<double> p = StatedPsnr("large_radius", config);
+    if (p && *p >= min_psnr_db) return "large_radius";
+  }
+  // Measured (docs/BENCHMARKS.md): on the H100 the exact kernel beats the
+  // tiled ones below radius ~7 (r=4: 59 µs vs tiled_halo's 83 at 1080p): a
+  // kernel of a dozen taps is cheap enough that staging a tile does not pay.
+  // On lavapipe tiled_halo was the fastest at every radius measured (4-64).
+  if (caps.type != "cpu") return config.radius <= 6 ? "exact" : "fast";
+  for (const char* candidate : {"tiled_halo", "tuned"}) {
+    if (CanPlan(candidate, config)) return candidate;
+  }
+  return "exact";
+}
+
+std::string AutoBlurVariant(const gpu::DeviceCaps& caps, graph::PixelFormat working, int radius,
+                            graph::Extent extent) {
   BlurConfig config;
   config.radius = radius;
   config.sigma = radius > 0 ? radius / 2.0 : 1.0;
@@ -118,25 +179,7 @@ bool CanPlan(std::string_view variant, const gpu::DeviceCaps& caps, graph::Pixel
   config.extent = extent;
   config.working = working;
   config.caps = caps;
-  graph::PassPlan plan;
-  BlurPrepared prepared;
-  return FindBlurVariant(variant)->Plan(config, plan, prepared).ok();
-}
-
-}  // namespace
-
-std::string AutoBlurVariant(const gpu::DeviceCaps& caps, graph::PixelFormat working, int radius,
-                            graph::Extent extent) {
-  if (radius == 0) return "exact";
-  // Measured (docs/BENCHMARKS.md): on the H100 the exact kernel beats the
-  // tiled ones below radius ~7 (r=4: 59 µs vs tiled_halo's 83 at 1080p): a
-  // kernel of a dozen taps is cheap enough that staging a tile does not pay.
-  // On lavapipe tiled_halo was the fastest at every radius measured (4-64).
-  if (caps.type != "cpu" && radius <= 6) return "exact";
-  for (const char* candidate : {"tiled_halo", "tuned"}) {
-    if (CanPlan(candidate, caps, working, radius, extent)) return candidate;
-  }
-  return "exact";
+  return AutoBlurVariant(config, 0.0);
 }
 
 const BlurAccuracy* FindBlurAccuracy(const graph::PassPlan& plan) {

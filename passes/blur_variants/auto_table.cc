@@ -1,0 +1,64 @@
+#include "passes/blur_variants/auto_table.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace rgfx::passes {
+namespace {
+
+#include "passes/blur_variants/auto_table_data.inc"
+
+// Distance in log scale (radius 0 is its own point: the identity).
+double LogDistance(double a, double b) {
+  return std::abs(std::log2(std::max(a, 0.5)) - std::log2(std::max(b, 0.5)));
+}
+
+}  // namespace
+
+std::span<const AutoTableRow> BuiltinAutoTable() { return kAutoTable; }
+
+std::optional<std::string> ChooseFromTable(std::span<const AutoTableRow> table,
+                                           const AutoQuery& query, const StatedPsnrFn& stated) {
+  // The nearest measured size, then the nearest measured radius at it.
+  const AutoTableRow* nearest = nullptr;
+  double best_size = std::numeric_limits<double>::infinity();
+  double best_radius = best_size;
+  for (const AutoTableRow& row : table) {
+    if (row.vendor_id != query.vendor_id || row.device_id != query.device_id ||
+        query.working != row.working) {
+      continue;
+    }
+    const double ds = LogDistance(double(row.width) * row.height, double(query.pixels));
+    const double dr = LogDistance(row.radius, query.radius);
+    if (ds < best_size || (ds == best_size && dr < best_radius)) {
+      best_size = ds;
+      best_radius = dr;
+      nearest = &row;
+    }
+  }
+  if (nearest == nullptr) return std::nullopt;
+  // Fastest admitted variant at that point (ties: the first listed).
+  std::optional<std::string> choice;
+  double fastest = std::numeric_limits<double>::infinity();
+  std::map<std::string, std::optional<double>> psnr;  // stated once per variant
+  for (const AutoTableRow& row : table) {
+    if (row.vendor_id != query.vendor_id || row.device_id != query.device_id ||
+        query.working != row.working || row.width != nearest->width ||
+        row.height != nearest->height || row.radius != nearest->radius) {
+      continue;
+    }
+    if (!(row.total_us < fastest)) continue;
+    auto it = psnr.find(row.variant);
+    if (it == psnr.end()) it = psnr.emplace(row.variant, stated(row.variant)).first;
+    const std::optional<double>& p = it->second;
+    if (!p) continue;  // cannot plan this request
+    const bool exact = std::isinf(*p) && *p > 0;
+    if (!exact && !(query.min_psnr_db > 0 && *p >= query.min_psnr_db)) continue;
+    fastest = row.total_us;
+    choice = row.variant;
+  }
+  return choice;
+}
+
+}  // namespace rgfx::passes

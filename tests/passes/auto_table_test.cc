@@ -1,0 +1,147 @@
+// AUTO for gaussian_blur is a pure function of its table (no GPU): the
+// nearest measured point, the fastest admitted variant, never an approximate
+// one for an exact request; and the fallback for devices the table lacks.
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gpu/caps.h"
+#include "passes/blur_variants/auto_table.h"
+#include "passes/gaussian_blur.h"
+
+namespace rgfx::passes {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// A device measured at 1080p and 4096², radii 4 and 256.
+const AutoTableRow kTable[] = {
+    {0x10de, 0x2330, "GPU", "rgba16f", 1920, 1080, 4, "exact", 50},
+    {0x10de, 0x2330, "GPU", "rgba16f", 1920, 1080, 4, "fast", 60},
+    {0x10de, 0x2330, "GPU", "rgba16f", 1920, 1080, 4, "large_radius", 40},
+    {0x10de, 0x2330, "GPU", "rgba16f", 1920, 1080, 256, "fast", 900},
+    {0x10de, 0x2330, "GPU", "rgba16f", 1920, 1080, 256, "tiled_halo", 1200},
+    {0x10de, 0x2330, "GPU", "rgba16f", 1920, 1080, 256, "large_radius", 45},
+    {0x10de, 0x2330, "GPU", "rgba16f", 1920, 1080, 256, "decimated", 30},
+    {0x10de, 0x2330, "GPU", "rgba16f", 4096, 4096, 256, "tiled_halo", 3000},
+    {0x10de, 0x2330, "GPU", "rgba16f", 4096, 4096, 256, "fast", 4000},
+    {0x10de, 0x2330, "GPU", "rgba32f", 1920, 1080, 256, "tuned", 100},
+};
+
+AutoQuery Query(int radius, uint64_t pixels = 1920 * 1080, double min_psnr = 0) {
+  AutoQuery q;
+  q.vendor_id = 0x10de;
+  q.device_id = 0x2330;
+  q.working = "rgba16f";
+  q.pixels = pixels;
+  q.radius = radius;
+  q.min_psnr_db = min_psnr;
+  return q;
+}
+
+// Exact variants state +inf; large_radius 70 dB, decimated 43 dB.
+std::optional<double> Stated(std::string_view v) {
+  if (v == "large_radius") return 70.0;
+  if (v == "decimated") return 43.0;
+  return kInf;
+}
+
+TEST(AutoTable, FastestExactVariantAtTheNearestMeasuredPoint) {
+  EXPECT_EQ(ChooseFromTable(kTable, Query(4), Stated), "exact");
+  EXPECT_EQ(ChooseFromTable(kTable, Query(3), Stated), "exact");     // nearest radius: 4
+  EXPECT_EQ(ChooseFromTable(kTable, Query(200), Stated), "fast");    // nearest radius: 256
+  EXPECT_EQ(ChooseFromTable(kTable, Query(1000), Stated), "fast");
+  // 4000x4000 is nearest to the 4096² rows.
+  EXPECT_EQ(ChooseFromTable(kTable, Query(256, 4000ull * 4000), Stated), "tiled_halo");
+}
+
+TEST(AutoTable, NeverApproximateForAnExactRequest) {
+  for (int radius : {1, 4, 16, 64, 256, 1024, 4096}) {
+    for (uint64_t pixels : {64ull * 64, 1920ull * 1080, 8192ull * 8192}) {
+      const auto chosen = ChooseFromTable(kTable, Query(radius, pixels, 0), Stated);
+      ASSERT_TRUE(chosen.has_value());
+      EXPECT_TRUE(std::isinf(*Stated(*chosen))) << *chosen << " at radius " << radius;
+    }
+  }
+}
+
+TEST(AutoTable, ApproximateOnlyWhenItsStatedPsnrIsEnough) {
+  EXPECT_EQ(ChooseFromTable(kTable, Query(256, 1920 * 1080, 44), Stated), "large_radius");
+  EXPECT_EQ(ChooseFromTable(kTable, Query(256, 1920 * 1080, 70), Stated), "large_radius");
+  EXPECT_EQ(ChooseFromTable(kTable, Query(256, 1920 * 1080, 70.1), Stated), "fast");
+  // decimated is the fastest here, but states 43 dB: admitted only at <= 43.
+  EXPECT_EQ(ChooseFromTable(kTable, Query(256, 1920 * 1080, 43), Stated), "decimated");
+}
+
+TEST(AutoTable, SkipsVariantsThatCannotPlanAndUnknownDevices) {
+  auto no_fast = [](std::string_view v) -> std::optional<double> {
+    if (v == "fast") return std::nullopt;
+    return Stated(v);
+  };
+  EXPECT_EQ(ChooseFromTable(kTable, Query(256), no_fast), "tiled_halo");
+  AutoQuery other = Query(64);
+  other.device_id = 1;
+  EXPECT_EQ(ChooseFromTable(kTable, other, Stated), std::nullopt);
+  AutoQuery f32 = Query(64);
+  f32.working = "rgba32f";
+  EXPECT_EQ(ChooseFromTable(kTable, f32, Stated), "tuned");
+}
+
+// The fallback (a device no table row names) and the built-in table: an
+// exact request never gets an approximate variant, on any device kind.
+TEST(AutoBlurVariant, ExactRequestsGetExactVariantsEverywhere) {
+  std::vector<gpu::DeviceCaps> devices = {gpu::LavapipeLikeCaps(), gpu::LavapipeLikeCaps()};
+  devices[1].type = "discrete";
+  devices[1].max_compute_shared_memory_bytes = 48 << 10;
+  for (const AutoTableRow& row : BuiltinAutoTable()) {
+    gpu::DeviceCaps caps = devices[1];
+    caps.vendor_id = row.vendor_id;
+    caps.device_id = row.device_id;
+    devices.push_back(caps);
+  }
+  for (const gpu::DeviceCaps& caps : devices) {
+    for (auto working : {graph::PixelFormat::kRgba16F, graph::PixelFormat::kRgba32F}) {
+      for (int radius : {0, 1, 6, 7, 32, 64, 300, 1024, 4096}) {
+        for (graph::Extent e : {graph::Extent{37, 29}, graph::Extent{1920, 1080},
+                                graph::Extent{8192, 8192}}) {
+          BlurConfig config;
+          config.radius = radius;
+          config.sigma = radius > 0 ? radius / 2.0 : 1.0;
+          config.axes = "both";
+          config.extent = e;
+          config.working = working;
+          config.caps = caps;
+          const std::string chosen = AutoBlurVariant(config, 0.0);
+          const BlurVariant* v = FindBlurVariant(chosen);
+          ASSERT_NE(v, nullptr) << chosen;
+          EXPECT_TRUE(v->exact()) << chosen << " radius " << radius;
+          // Allowing approximation past its stated PSNR still gives exact.
+          const std::string strict = AutoBlurVariant(config, 1000.0);
+          EXPECT_TRUE(FindBlurVariant(strict)->exact()) << strict;
+        }
+      }
+    }
+  }
+}
+
+TEST(AutoBlurVariant, FallbackAdmitsLargeRadiusWhenAllowed) {
+  BlurConfig config;
+  config.radius = 256;
+  config.sigma = 128;
+  config.axes = "both";
+  config.extent = {1920, 1080};
+  config.caps = gpu::LavapipeLikeCaps();
+  config.caps.type = "discrete";
+  EXPECT_EQ(AutoBlurVariant(config, 50.0), "large_radius");
+  EXPECT_EQ(AutoBlurVariant(config, 0.0), "fast");
+  config.radius = 16;
+  config.sigma = 8;
+  EXPECT_EQ(AutoBlurVariant(config, 50.0), "fast");  // below radius 32: per-tap kernels
+}
+
+}  // namespace
+}  // namespace rgfx::passes
