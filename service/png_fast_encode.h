@@ -26,7 +26,7 @@ enum class PngRowFilter {
 
 struct FastEncodeParams {
   int isal_level = 1;  // ISA-L level 0..3
-  PngRowFilter filter = PngRowFilter::kPaeth;
+  PngRowFilter filter = PngRowFilter::kAdaptive;
   int threads = 1;  // pieces compressed at once (the calling thread is one)
   // Pieces are never smaller than this many raw bytes: each piece starts
   // with an empty history and a new Huffman table, which costs size.
