@@ -4,11 +4,13 @@
 //                IN.png... -o OUT
 //   rgfx passes | info | health [--server ADDR] [--json]
 //   rgfx bench [--server ADDR] [--out DIR] [--width W --height H --radius R ...]
-//   rgfx load --graph FILE.json IN.png... [--concurrency N] [--requests N] [--max_seconds S]
+//   rgfx load --graph FILE.json (IN.png... | --images DIR|A.png,B.png) [-c N] [-n N] [-z 20s]
+//             [--rps R] [--connections N] [--warmup N|2s] [--sweep 1,4,16] [--format F]
 //
 // Input images are named after their file's stem, or NAME=PATH; a single
 // image for a graph that reads a single outside resource takes its name.
 #include <grpcpp/grpcpp.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -23,9 +25,14 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/time/time.h"
 #include "absl/strings/numbers.h"
 #include "client/bench.h"
 #include "client/load.h"
+#include "client/load_images.h"
+#include "client/load_report.h"
+#include "client/load_stats.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "client/graph_file.h"
@@ -51,12 +58,34 @@ ABSL_FLAG(int, radius, 64, "bench: blur radius of the lineage table (sigma = rad
 ABSL_FLAG(std::vector<std::string>, radii, std::vector<std::string>({"4", "16", "64", "256"}),
           "bench: radii of the sweep");
 ABSL_FLAG(int, runs, 30, "bench: timed requests per configuration");
-ABSL_FLAG(int, warmup, 10, "bench: untimed requests first");
+ABSL_FLAG(std::string, warmup, "",
+          "bench: untimed requests first (default 10); load: answers left out of the "
+          "statistics, a count (100) or a duration (2s) from the start (default 0)");
 ABSL_FLAG(int, sweep_runs, 10, "bench: timed requests per sweep cell");
 ABSL_FLAG(bool, branch_table, true, "bench: measure the branch_lab table");
-ABSL_FLAG(int, concurrency, 8, "load: concurrent callers, one request in flight each");
-ABSL_FLAG(int, requests, 200, "load: requests to send in all");
-ABSL_FLAG(double, max_seconds, 60, "load: stop sending after this many seconds");
+ABSL_FLAG(int, concurrency, 8,
+          "load (-c): concurrent callers, one request in flight each; with --rps the most "
+          "requests in flight");
+ABSL_FLAG(int64_t, requests, -1,
+          "load (-n): requests to send in all, warm-up included (default 200; no bound when "
+          "--duration is given)");
+ABSL_FLAG(absl::Duration, duration, absl::ZeroDuration(),
+          "load (-z): send for this long (e.g. 20s, 1m)");
+ABSL_FLAG(double, max_seconds, 60, "load: stop sending after this many seconds (without -z)");
+ABSL_FLAG(double, rps, 0,
+          "load: open loop at this total rate: requests due at fixed times, latency counted "
+          "from when each was due (0: closed loop)");
+ABSL_FLAG(int, connections, 1, "load: gRPC connections the callers are spread over");
+ABSL_FLAG(std::vector<std::string>, sweep, {},
+          "load: concurrency levels to run one after another (1,4,16,64), a row each");
+ABSL_FLAG(std::vector<std::string>, images, {},
+          "load: input images rotated over requests: files, or folders of .png files");
+ABSL_FLAG(std::string, format, "text", "load: report as text, json or csv");
+ABSL_FLAG(int64_t, max_errors, 0, "load: stop after this many failed requests (0: no bound)");
+ABSL_FLAG(absl::Duration, give_up, absl::Seconds(3),
+          "load: stop when calls fail UNAVAILABLE and none succeeded for this long");
+ABSL_FLAG(std::string, input_encoding, "",
+          "PNG (default) or RGBA8: send inputs as raw RGBA8 pixels decoded on the client");
 ABSL_FLAG(int, gpu_repeats, 20,
           "bench: GPU repetitions per request (medians at sustained clocks; 1 = cold single runs)");
 
@@ -71,7 +100,8 @@ int Fail(const std::string& message) {
 }
 
 int Fail(const grpc::Status& status) {
-  return Fail(absl::StrCat("error ", status.error_code(), ": ", status.error_message()));
+  return Fail(absl::StrCat("error ", client::StatusCodeName(status.error_code()), ": ",
+                           status.error_message()));
 }
 
 std::unique_ptr<grpc::ClientContext> Context() {
@@ -81,8 +111,7 @@ std::unique_ptr<grpc::ClientContext> Context() {
   return context;
 }
 
-std::shared_ptr<grpc::Channel> Channel() {
-  grpc::ChannelArguments args;
+std::shared_ptr<grpc::Channel> Channel(grpc::ChannelArguments args = {}) {
   args.SetMaxReceiveMessageSize(-1);
   args.SetMaxSendMessageSize(-1);
   return grpc::CreateCustomChannel(absl::GetFlag(FLAGS_server), grpc::InsecureChannelCredentials(),
@@ -197,6 +226,18 @@ absl::StatusOr<v1::ProcessRequest> BuildRequest(const std::vector<std::string>& 
     }
     if (!ReadFile(path, *image.mutable_data())) return absl::NotFoundError(absl::StrCat("cannot read ", path));
     image.set_encoding(v1::IMAGE_ENCODING_PNG);
+    const std::string input_encoding = absl::AsciiStrToUpper(absl::GetFlag(FLAGS_input_encoding));
+    if (input_encoding == "RGBA8") {
+      absl::StatusOr<client::Rgba8Image> raw = client::DecodePngToRgba8(image.data());
+      if (!raw.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", raw.status().message()));
+      image.set_encoding(v1::IMAGE_ENCODING_RGBA8);
+      image.set_width(raw->width);
+      image.set_height(raw->height);
+      *image.mutable_data() = std::move(raw->pixels);
+    } else if (!input_encoding.empty() && input_encoding != "PNG") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--input_encoding ", input_encoding, ": PNG or RGBA8"));
+    }
   }
   v1::Options& options = *request.mutable_options();
   if (const std::string e = absl::GetFlag(FLAGS_output_encoding); !e.empty()) {
@@ -312,15 +353,99 @@ int Health() {
   return serving ? 0 : 2;
 }
 
+// --warmup for load: "100" answers or "2s" from the start.
+absl::Status ParseLoadWarmup(const std::string& text, client::LoadOptions& options) {
+  if (text.empty()) return absl::OkStatus();
+  if (absl::SimpleAtoi(text, &options.warmup_requests) && options.warmup_requests >= 0) {
+    return absl::OkStatus();
+  }
+  absl::Duration d;
+  if (absl::ParseDuration(text, &d) && d >= absl::ZeroDuration()) {
+    options.warmup_requests = 0;
+    options.warmup_seconds = absl::ToDoubleSeconds(d);
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("--warmup ", text, ": a count of answers (100) or a duration (2s)"));
+}
+
 int Load(const std::vector<std::string>& files) {
-  absl::StatusOr<v1::ProcessRequest> request = BuildRequest(files);
-  if (!request.ok()) return Fail(absl::StrCat("load: ", request.status().message()));
+  // Requests to rotate over: one per --images file, or the one request the
+  // positional files make (several files = several named inputs of it).
+  std::vector<v1::ProcessRequest> requests;
+  const std::vector<std::string> images = absl::GetFlag(FLAGS_images);
+  if (!images.empty() && !files.empty()) {
+    return Fail("load: give input images either as arguments or with --images, not both");
+  }
+  if (!images.empty()) {
+    absl::StatusOr<std::vector<std::string>> paths = client::ExpandImagePaths(images);
+    if (!paths.ok()) return Fail(absl::StrCat("load: --images ", paths.status().message()));
+    for (const std::string& path : *paths) {
+      absl::StatusOr<v1::ProcessRequest> request = BuildRequest({path});
+      if (!request.ok()) return Fail(absl::StrCat("load: ", request.status().message()));
+      requests.push_back(*std::move(request));
+    }
+  } else {
+    absl::StatusOr<v1::ProcessRequest> request = BuildRequest(files);
+    if (!request.ok()) return Fail(absl::StrCat("load: ", request.status().message()));
+    requests.push_back(*std::move(request));
+  }
+  absl::StatusOr<client::ReportFormat> format =
+      client::ParseReportFormat(absl::GetFlag(FLAGS_format));
+  if (!format.ok()) return Fail(absl::StrCat("load: ", format.status().message()));
+
   client::LoadOptions options;
   options.concurrency = absl::GetFlag(FLAGS_concurrency);
-  options.requests = absl::GetFlag(FLAGS_requests);
-  options.max_seconds = absl::GetFlag(FLAGS_max_seconds);
+  const absl::Duration duration = absl::GetFlag(FLAGS_duration);
+  const int64_t requests_flag = absl::GetFlag(FLAGS_requests);
+  // As ghz: -z without -n runs for the duration whatever the count.
+  options.requests = requests_flag >= 0 ? requests_flag
+                     : duration > absl::ZeroDuration() ? 0
+                                                       : 200;
+  options.duration_seconds = duration > absl::ZeroDuration() ? absl::ToDoubleSeconds(duration)
+                                                             : absl::GetFlag(FLAGS_max_seconds);
+  options.rps = absl::GetFlag(FLAGS_rps);
+  options.connections = absl::GetFlag(FLAGS_connections);
   options.timeout_seconds = absl::GetFlag(FLAGS_timeout);
-  return client::RunLoad(Channel(), *request, options);
+  options.max_errors = absl::GetFlag(FLAGS_max_errors);
+  options.give_up_seconds = absl::ToDoubleSeconds(absl::GetFlag(FLAGS_give_up));
+  options.progress = isatty(fileno(stderr)) != 0;
+  if (absl::Status s = ParseLoadWarmup(absl::GetFlag(FLAGS_warmup), options); !s.ok()) {
+    return Fail(absl::StrCat("load: ", s.message()));
+  }
+  if (options.concurrency < 1 || options.connections < 1 || options.rps < 0 ||
+      options.duration_seconds < 0) {
+    return Fail("load: --concurrency and --connections must be >= 1, --rps and --duration >= 0");
+  }
+  std::vector<int> levels;
+  for (const std::string& level : absl::GetFlag(FLAGS_sweep)) {
+    int value = 0;
+    if (!absl::SimpleAtoi(level, &value) || value < 1) {
+      return Fail(absl::StrCat("load: --sweep: '", level, "' is not a concurrency >= 1"));
+    }
+    levels.push_back(value);
+  }
+  // Distinct channel arguments per connection: gRPC would otherwise share
+  // one subchannel (one TCP connection) among equal channels.
+  client::ChannelFactory channels = [](int index) {
+    grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    args.SetInt("rgfx.load_connection", index);
+    return Channel(args);
+  };
+  if (levels.empty()) {
+    const client::LoadResult result = client::RunLoad(channels, requests, options);
+    std::fputs(client::FormatRun(result, *format).c_str(), stdout);
+    return client::LoadExitCode({result});
+  }
+  std::vector<client::LoadResult> runs;
+  for (int level : levels) {
+    options.concurrency = level;
+    runs.push_back(client::RunLoad(channels, requests, options));
+    if (!runs.back().stopped.empty()) break;  // the server is gone: the next level would be too
+  }
+  std::fputs(client::FormatSweep(runs, *format).c_str(), stdout);
+  return client::LoadExitCode(runs);
 }
 
 int Bench() {
@@ -336,7 +461,10 @@ int Bench() {
     options.sweep_radii.push_back(value);
   }
   options.runs = absl::GetFlag(FLAGS_runs);
-  options.warmup = absl::GetFlag(FLAGS_warmup);
+  if (const std::string w = absl::GetFlag(FLAGS_warmup); !w.empty() &&
+      !absl::SimpleAtoi(w, &options.warmup)) {
+    return Fail(absl::StrCat("bench: --warmup ", w, ": a count of requests"));
+  }
   options.sweep_runs = absl::GetFlag(FLAGS_sweep_runs);
   options.branch_table = absl::GetFlag(FLAGS_branch_table);
   options.gpu_repeats = absl::GetFlag(FLAGS_gpu_repeats);
@@ -354,8 +482,23 @@ int main(int argc, char** argv) {
       "rgfx process --server ADDR --graph FILE.json [--set pass.param=value] IN.png... -o OUT\n"
       "rgfx passes | info | health [--server ADDR] [--json]\n"
       "rgfx bench [--server ADDR] [--out DIR] [--width W] [--height H] [--radius R] [--runs N]\n"
-      "rgfx load --graph FILE.json IN.png... [--concurrency N] [--requests N] [--max_seconds S]");
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+      "rgfx load --graph FILE.json (IN.png... | --images DIR) [-c N] [-n N] [-z 20s] [--rps R]\n"
+      "          [--connections N] [--warmup N|2s] [--sweep 1,4,16,64] [--format text|json|csv]");
+  // ghz's short names for load: -c, -n, -z (absl flags are long names only).
+  std::vector<std::string> spelled;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    for (const auto& [from, to] : {std::pair<std::string, std::string>{"-c", "--concurrency"},
+                                   {"-n", "--requests"},
+                                   {"-z", "--duration"}}) {
+      if (arg == from || absl::StartsWith(arg, from + "=")) arg = to + arg.substr(from.size());
+    }
+    spelled.push_back(std::move(arg));
+  }
+  std::vector<char*> spelled_argv;
+  for (std::string& arg : spelled) spelled_argv.push_back(arg.data());
+  std::vector<char*> args =
+      absl::ParseCommandLine(static_cast<int>(spelled_argv.size()), spelled_argv.data());
   if (args.size() < 2) return Fail("usage: rgfx process|passes|info|health|bench|load ... (--help)");
   const std::string command = args[1];
   std::vector<std::string> rest(args.begin() + 2, args.end());

@@ -15,6 +15,9 @@
 #include "service/server.h"
 
 ABSL_FLAG(std::string, listen, "0.0.0.0:50051", "address:port to serve on (port 0: any free port)");
+ABSL_FLAG(std::string, metrics_listen, "127.0.0.1:9464",
+          "address:port of the Prometheus GET /metrics endpoint (port 0: any free port; "
+          "empty: off)");
 ABSL_FLAG(std::string, device, "",
           "Vulkan device: index or name substring; empty = first discrete GPU, else "
           "integrated, else the CPU device (lavapipe)");
@@ -85,6 +88,7 @@ int main(int argc, char** argv) {
 
   rgfx::service::ServerOptions options;
   options.listen_address = absl::GetFlag(FLAGS_listen);
+  options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
   options.engine.validation = absl::GetFlag(FLAGS_validation);
   options.engine.device = absl::GetFlag(FLAGS_device);
   options.devices = absl::GetFlag(FLAGS_devices);
@@ -132,6 +136,10 @@ int main(int argc, char** argv) {
   if (!server.ok()) return Fail(absl::StrCat("cannot start: ", server.status().ToString()));
   ServerLog().Info("serving", {Field("address", options.listen_address),
                                Field("port", int64_t{(*server)->port()}),
+                               // Not "metrics_port=": scripts read the last "port=".
+                               Field("metrics", (*server)->metrics_port() > 0
+                                                    ? absl::StrCat((*server)->metrics_port())
+                                                    : std::string("off")),
                                Field("device", (*server)->engine().Describe()),
                                Field("workers", int64_t{options.engine.workers}),
                                Field("validation", (*server)->engine().validation_enabled()

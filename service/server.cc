@@ -59,7 +59,25 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   }
   server->devices_ = std::make_unique<DeviceSet>(std::move(lanes));
   server->device_healthy_.assign(server->devices_->size(), true);
+  if (!options.metrics_listen.empty()) {
+    server->metrics_ = std::make_unique<Metrics>();
+    if (absl::Status s = server->metrics_->Serve(options.metrics_listen); !s.ok()) return s;
+    // Gauges read when scraped; ~Server removes the hook before the devices go.
+    DeviceSet* devices = server->devices_.get();
+    server->metrics_->SetScrapeHook([devices](Metrics& metrics) {
+      const std::vector<LaneLoad> loads = devices->Loads();
+      for (int i = 0; i < devices->size(); ++i) {
+        metrics.SetQueueDepth(i, loads[i].queued);
+        metrics.SetInFlight(i, loads[i].in_flight);
+        metrics.SetDeviceHealthy(i, loads[i].healthy);
+        const Engine::MemoryStats memory = devices->engine(i).memory_stats();
+        metrics.SetGpuMemoryBytes(i, memory.device_bytes);
+        metrics.SetStagingMemoryBytes(i, memory.staging_bytes);
+      }
+    });
+  }
   server->service_ = std::make_unique<PostProcessService>(*server->devices_, options.config);
+  server->service_->set_metrics(server->metrics_.get());
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -129,6 +147,7 @@ void Server::Shutdown(absl::Duration grace) {
 }
 
 Server::~Server() {
+  if (metrics_ != nullptr) metrics_->SetScrapeHook(nullptr);  // reads devices_
   Shutdown(absl::ZeroDuration());
   server_.reset();
   service_.reset();

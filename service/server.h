@@ -32,6 +32,10 @@ struct ServerOptions {
   std::string devices;
   ServiceConfig config;
   int cpu_threads = 0;  // 0: one per core
+  // Prometheus GET /metrics over HTTP (service/metrics.h): "host:port", port
+  // 0 = any free port (metrics_port()); "" = off. Off here, so in-process
+  // test servers do not collide; main's --metrics_listen is 127.0.0.1:9464.
+  std::string metrics_listen;
 };
 
 class Server {
@@ -40,6 +44,10 @@ class Server {
   ~Server();  // Shutdown(zero grace) if not done
 
   int port() const { return port_; }
+  // The bound metrics port; 0 when metrics are off.
+  int metrics_port() const { return metrics_ != nullptr ? metrics_->port() : 0; }
+  // Null when metrics are off.
+  Metrics* metrics() { return metrics_.get(); }
   // The first device's engine and scheduler; devices() has them all.
   Engine& engine() { return devices_->engine(0); }
   Scheduler& scheduler() { return devices_->scheduler(0); }
@@ -57,6 +65,7 @@ class Server {
   void SetDeviceHealth(int index, bool healthy);
 
   ServerOptions options_;
+  std::unique_ptr<Metrics> metrics_;  // outlives the service that counts into it
   std::unique_ptr<DeviceSet> devices_;
   absl::Mutex health_mu_;
   std::vector<bool> device_healthy_ ABSL_GUARDED_BY(health_mu_);

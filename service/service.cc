@@ -1,5 +1,6 @@
 #include "service/service.h"
 
+#include <algorithm>
 #include <atomic>
 #include <deque>
 
@@ -21,19 +22,24 @@ class ProcessReactor final : public grpc::ServerUnaryReactor {
   std::atomic<bool> cancelled_{false};
 };
 
-// Requests of one stream, each answered when it is done. At most kWindow are
-// processed at once per stream: the next message is read only when one
-// finishes, so a fast writer is slowed by gRPC flow control rather than
-// filling the server's queue. gRPC calls (StartRead/StartWrite/Finish) are
-// made outside the mutex.
+// Requests of one stream, each answered when it is done. At most
+// max_stream_in_flight are held at once per stream, counting both those being
+// processed and those answered but not yet written: the next message is read
+// only when one has been written. So a fast writer is slowed by gRPC flow
+// control rather than filling the server's queue, and a client that never
+// reads holds a bounded number of responses (not one per request it sent).
+// gRPC calls (StartRead/StartWrite/Finish) are made outside the mutex.
 class StreamReactor final : public grpc::ServerBidiReactor<v1::ProcessRequest, v1::ProcessResponse> {
  public:
-  static constexpr int kWindow = 4;
-
   StreamReactor(PostProcessService& service, grpc::CallbackServerContext& context)
-      : service_(service), deadline_(DeadlineOf(context)) {
+      : service_(service),
+        counters_(service.stream_counters()),
+        window_(service.max_stream_in_flight()),
+        deadline_(DeadlineOf(context)) {
+    counters_.open.fetch_add(1);
     Step();
   }
+  ~StreamReactor() override { counters_.open.fetch_sub(1); }
 
   void OnReadDone(bool ok) override {
     if (!ok) {
@@ -48,23 +54,28 @@ class StreamReactor final : public grpc::ServerBidiReactor<v1::ProcessRequest, v
         reading_ = false;
         ++jobs_;
       }
+      counters_.requests_held.fetch_add(1);
       service_.Submit(
           slot->request, slot->response, deadline_, [this] { return cancelled_.load(); },
-          [this, slot](const absl::Status& status) { OnJobDone(slot, status); });
+          [this, slot](const absl::Status& status) { OnJobDone(slot, status); },
+          "ProcessStream");
     }
     Step();
   }
 
   void OnWriteDone(bool ok) override {
+    int released = 1;
     {
       absl::MutexLock lock(&mu_);
       writing_ = false;
       writes_.pop_front();
       if (!ok) {  // the client is gone: drop what is left
         broken_ = true;
+        released += static_cast<int>(writes_.size());
         writes_.clear();
       }
     }
+    counters_.requests_held.fetch_sub(released);
     Step();
   }
 
@@ -87,11 +98,14 @@ class StreamReactor final : public grpc::ServerBidiReactor<v1::ProcessRequest, v
       error.mutable_error()->set_message(std::string(status.message()));
       slot->response = std::move(error);
     }
+    bool dropped = false;
     {
       absl::MutexLock lock(&mu_);
       --jobs_;
+      dropped = broken_;
       if (!broken_) writes_.push_back(std::move(owned));
     }
+    if (dropped) counters_.requests_held.fetch_sub(1);
     Step();
   }
 
@@ -105,7 +119,8 @@ class StreamReactor final : public grpc::ServerBidiReactor<v1::ProcessRequest, v
         writing_ = true;
         write = &writes_.front()->response;
       }
-      if (!reading_ && !reads_done_ && !broken_ && jobs_ < kWindow) {
+      const int held = jobs_ + static_cast<int>(writes_.size());
+      if (!reading_ && !reads_done_ && !broken_ && held < window_) {
         reading_ = true;
         read = true;
       }
@@ -123,6 +138,8 @@ class StreamReactor final : public grpc::ServerBidiReactor<v1::ProcessRequest, v
   }
 
   PostProcessService& service_;
+  PostProcessService::StreamCounters& counters_;
+  const int window_;
   const absl::Time deadline_;
   std::atomic<bool> cancelled_{false};
   v1::ProcessRequest incoming_;  // one read at a time
@@ -136,6 +153,35 @@ class StreamReactor final : public grpc::ServerBidiReactor<v1::ProcessRequest, v
   std::deque<std::unique_ptr<Slot>> writes_ ABSL_GUARDED_BY(mu_);
 };
 
+// `done`, counting the request in `metrics` first: its status code as the
+// client sees it, its server-side duration from now, the message sizes, and,
+// when it was admitted (ProcessJob::Done filled its stage timings, whatever
+// the outcome), its stage and per-pass GPU times.
+std::function<void(const absl::Status&)> Observed(Metrics& metrics, std::string_view method,
+                                                  const v1::ProcessRequest& request,
+                                                  v1::ProcessResponse& response,
+                                                  std::function<void(const absl::Status&)> done) {
+  return [&metrics, method = std::string(method), &response, start = absl::Now(),
+          bytes_in = request.ByteSizeLong(), done = std::move(done)](const absl::Status& status) {
+    if (response.stages().total_ns() > 0) metrics.ObserveResponse(response);
+    // What goes back: the response on success; for a failure, nothing on a
+    // unary call and the in-band error on a stream (StreamReactor::OnJobDone).
+    uint64_t bytes_out = 0;
+    if (status.ok()) {
+      bytes_out = response.ByteSizeLong();
+    } else if (method == "ProcessStream") {
+      v1::ProcessResponse error;
+      error.set_id(response.id());
+      error.mutable_error()->set_code(static_cast<int>(status.code()));
+      error.mutable_error()->set_message(std::string(status.message()));
+      bytes_out = error.ByteSizeLong();
+    }
+    metrics.ObserveRequest(method, ToGrpcStatus(status).error_code(),
+                           absl::ToDoubleSeconds(absl::Now() - start), bytes_in, bytes_out);
+    done(status);
+  };
+}
+
 }  // namespace
 
 absl::Time DeadlineOf(const grpc::CallbackServerContext& context) {
@@ -146,14 +192,18 @@ absl::Time DeadlineOf(const grpc::CallbackServerContext& context) {
   return absl::Now() + absl::FromChrono(deadline - now);
 }
 
-PostProcessService::PostProcessService(DeviceSet& devices, const ServiceConfig& config)
+PostProcessService::PostProcessService(DeviceSet& devices, const ServiceConfig& config,
+                                       int max_stream_in_flight)
     : devices_(devices),
       config_(config),
-      catalog_(BuildCatalog(devices.engine(0).registry(), devices.engine(0).caps())) {}
+      catalog_(BuildCatalog(devices.engine(0).registry(), devices.engine(0).caps())),
+      max_stream_in_flight_(std::max(1, max_stream_in_flight)) {}
 
 void PostProcessService::Submit(const v1::ProcessRequest& request, v1::ProcessResponse& response,
                                 absl::Time deadline, std::function<bool()> cancelled,
-                                std::function<void(const absl::Status&)> done) {
+                                std::function<void(const absl::Status&)> done,
+                                std::string_view method) {
+  if (metrics_ != nullptr) done = Observed(*metrics_, method, request, response, std::move(done));
   // The least loaded healthy device first; a device whose queue is full
   // passes the request on to the next.
   const std::string id = request.id().empty() ? NewRequestId() : request.id();
@@ -193,6 +243,7 @@ grpc::ServerUnaryReactor* PostProcessService::ListPasses(grpc::CallbackServerCon
                                                          const v1::ListPassesRequest*,
                                                          v1::ListPassesResponse* response) {
   *response = catalog_;
+  if (metrics_ != nullptr) metrics_->ObserveRequest("ListPasses", 0, 0, 0, response->ByteSizeLong());
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   reactor->Finish(grpc::Status::OK);
   return reactor;
@@ -211,6 +262,7 @@ grpc::ServerUnaryReactor* PostProcessService::GetDeviceInfo(grpc::CallbackServer
     status.set_in_flight(loads[i].in_flight);
     status.set_queued(loads[i].queued);
   }
+  if (metrics_ != nullptr) metrics_->ObserveRequest("GetDeviceInfo", 0, 0, 0, response->ByteSizeLong());
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   reactor->Finish(grpc::Status::OK);
   return reactor;

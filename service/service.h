@@ -4,9 +4,12 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
+
 #include "rgfx/v1/post_process.grpc.pb.h"
 #include "service/device_set.h"
 #include "service/engine.h"
+#include "service/metrics.h"
 #include "service/process_job.h"
 #include "service/scheduler.h"
 
@@ -29,17 +32,37 @@ class PostProcessService final : public v1::PostProcess::CallbackService {
                                           v1::DeviceInfo* response) override;
 
   // Submits one request; `done` is called exactly once (also when refused).
+  // `method` labels it in the metrics ("Process" or "ProcessStream").
   void Submit(const v1::ProcessRequest& request, v1::ProcessResponse& response,
               absl::Time deadline, std::function<bool()> cancelled,
-              std::function<void(const absl::Status&)> done);
+  // What ProcessStreams hold on the server: the streams open and their
+  // requests read and not yet written (or dropped). Kept by the streams.
+  struct StreamCounters {
+    std::atomic<int> open{0};
+    std::atomic<int> requests_held{0};
+  };
+  StreamCounters& stream_counters() { return stream_counters_; }
+  int max_stream_in_flight() const { return max_stream_in_flight_; }
+
+              std::function<void(const absl::Status&)> done,
+              std::string_view method = "Process");
+
+  // Where requests are counted (service/metrics.h); null: nowhere. Set
+  // before the server starts; it outlives the service.
+  void set_metrics(Metrics* metrics) { metrics_ = metrics; }
 
  private:
   DeviceSet& devices_;
   const ServiceConfig config_;
   const v1::ListPassesResponse catalog_;
+  const int max_stream_in_flight_;
+  StreamCounters stream_counters_;
+  Metrics* metrics_ = nullptr;
 };
 
 // The client's deadline as absl::Time (gRPC's "none" is far in the future).
+  const int max_stream_in_flight_;
+  StreamCounters stream_counters_;
 absl::Time DeadlineOf(const grpc::CallbackServerContext& context);
 
 }  // namespace rgfx::service

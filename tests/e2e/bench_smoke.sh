@@ -28,7 +28,7 @@ fail() {
   exit 1
 }
 
-"$server_bin" --listen=127.0.0.1:0 2>"$log" &
+"$server_bin" --listen=127.0.0.1:0 --metrics_listen=127.0.0.1:0 2>"$log" &
 server=$!
 port=""
 for _ in $(seq 1 300); do  # up to 30 s: lavapipe compiles pipelines on start
@@ -90,7 +90,7 @@ if "$client_bin" load --server "$addr" --graph "$graph" "$work/sample.png" --set
     --requests 2 >"$work/load_bad.txt" 2>&1; then
   fail "rgfx load of a bad request exited 0"
 fi
-grep -q "^error 3: pass 'blur'" "$work/load_bad.txt" || { cat "$work/load_bad.txt" >&2; fail "rgfx load: error not reported"; }
+grep -q "^error INVALID_ARGUMENT: pass 'blur'" "$work/load_bad.txt" || { cat "$work/load_bad.txt" >&2; fail "rgfx load: error not reported"; }
 
 kill -TERM "$server"
 rc=0

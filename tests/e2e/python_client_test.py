@@ -52,8 +52,8 @@ def main():
     from rgfx.v1 import post_process_pb2 as pb, post_process_pb2_grpc as pb_grpc
     from rgfx.v1 import image_pb2
 
-    server = subprocess.Popen([args.server, "--listen=127.0.0.1:0", "--validation",
-                               "--workers=1"], stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen([args.server, "--listen=127.0.0.1:0", "--metrics_listen=127.0.0.1:0",
+                               "--validation", "--workers=1"], stderr=subprocess.PIPE, text=True)
     try:
         port = None
         for line in server.stderr:
