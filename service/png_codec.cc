@@ -295,6 +295,7 @@ absl::Status DecodePngInto(const std::string& image_name, std::span<const std::b
     return absl::InvalidArgumentError(
         absl::StrCat("image '", image_name, "': invalid PNG: ", sink.strict));
   }
+  if (absl::Status s = CheckIdatStreamEnd(image_name, *chunks); !s.ok()) return s;
   if (palette) {
     return ExpandPalette(image_name, read.png(), read.info(), info.width, info.height,
                          reinterpret_cast<uint8_t*>(dst.data()));

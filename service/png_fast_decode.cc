@@ -200,8 +200,31 @@ class IdatInflater {
  public:
   // After the last row: the stream must end (checksum included) without
   // producing more bytes, and no compressed bytes may follow it.
-  absl::Status Finish() {
-    uint8_t extra[64];
+  absl::Status Finish() { return ReadToEnd(/*allow_more_data=*/false); }
+
+  // Inflates the whole stream, discarding the bytes, and checks how it ends.
+  absl::Status Skip() { return ReadToEnd(/*allow_more_data=*/true); }
+
+  // The zlib header (RFC 1950 §2.2), checked before ISA-L sees it so both
+  // decoders refuse the same headers: deflate, a window of at most 32 KiB,
+  // a valid check value, no preset dictionary.
+  absl::Status CheckHeader() const {
+    uint8_t header[2];
+    size_t have = 0;
+    for (size_t i = 0; i < idat_.size() && have < 2; ++i) {
+      for (size_t j = 0; j < idat_[i].size() && have < 2; ++j) header[have++] = idat_[i][j];
+    }
+    if (have < 2) return Invalid("truncated: no zlib header in IDAT");
+    if ((header[0] & 0x0f) != 8 || (header[0] >> 4) > 7 ||
+        ((header[0] << 8) | header[1]) % 31 != 0 || (header[1] & 0x20) != 0) {
+      return Invalid("invalid zlib header in IDAT (", int{header[0]}, ", ", int{header[1]}, ")");
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status ReadToEnd(bool allow_more_data) {
+    uint8_t extra[16 << 10];
     while (state_.block_state != ISAL_BLOCK_FINISH) {
       if (state_.avail_in == 0 && next_ < idat_.size()) {
         NextPiece();
@@ -210,20 +233,19 @@ class IdatInflater {
       state_.next_out = extra;
       state_.avail_out = sizeof(extra);
       if (absl::Status s = Step(); !s.ok()) return s;
-      if (state_.avail_out != sizeof(extra)) {
+      if (!allow_more_data && state_.avail_out != sizeof(extra)) {
         return Invalid("too much image data: the zlib stream goes on after the last row");
       }
     }
     // Compressed bytes after the end of the stream are an error (libpng
     // warns of them in the same IDAT, which the libpng path turns into an
-    // error, but skips later IDATs silently: docs/CODEC.md).
+    // error, but skips later IDATs silently: CheckIdatStreamEnd).
     uint64_t left = state_.avail_in;
     for (size_t i = next_; i < idat_.size(); ++i) left += idat_[i].size();
     if (left > 0) return Invalid(left, " bytes of IDAT data after the end of the zlib stream");
     return absl::OkStatus();
   }
 
- private:
   void NextPiece() {
     // ISA-L's API is not const-correct; it never writes through next_in.
     state_.next_in = const_cast<uint8_t*>(idat_[next_].data());
@@ -289,6 +311,7 @@ absl::Status DecodePngFast(const std::string& image_name, const PngChunks& chunk
                                          std::vector<uint8_t>(row_bytes + kSlabPadding, 0)};
   const std::vector<uint8_t> zero_row(row_bytes, 0);
   IdatInflater inflater(image_name, chunks);
+  if (absl::Status s = inflater.CheckHeader(); !s.ok()) return s;
 
   for (uint32_t y0 = 0; y0 < chunks.height;) {
     const size_t rows = std::min<size_t>(rows_per_slab, chunks.height - y0);
@@ -318,6 +341,12 @@ absl::Status DecodePngFast(const std::string& image_name, const PngChunks& chunk
     y0 += static_cast<uint32_t>(rows);
   }
   return inflater.Finish();
+}
+
+absl::Status CheckIdatStreamEnd(const std::string& image_name, const PngChunks& chunks) {
+  IdatInflater inflater(image_name, chunks);
+  if (absl::Status s = inflater.CheckHeader(); !s.ok()) return s;
+  return inflater.Skip();
 }
 
 }  // namespace rgfx::service

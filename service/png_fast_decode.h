@@ -25,4 +25,10 @@ bool FastDecodeSupports(const PngChunks& chunks);
 absl::Status DecodePngFast(const std::string& image_name, const PngChunks& chunks,
                            std::span<std::byte> dst);
 
+// For images libpng decodes: inflates the IDAT data (discarding it) and
+// checks the zlib header and that the stream ends exactly where the IDAT
+// data does. libpng skips IDAT chunks after the end of the stream without a
+// word; the fast path refuses them, and this makes the libpng path agree.
+absl::Status CheckIdatStreamEnd(const std::string& image_name, const PngChunks& chunks);
+
 }  // namespace rgfx::service
