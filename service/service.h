@@ -17,7 +17,11 @@ namespace rgfx::service {
 
 class PostProcessService final : public v1::PostProcess::CallbackService {
  public:
-  PostProcessService(DeviceSet& devices, const ServiceConfig& config);
+  // `max_stream_in_flight`: per ProcessStream, requests being processed or
+  // answered but not yet written; none more is read from the stream until
+  // one is written (a client that never reads holds at most this many).
+  PostProcessService(DeviceSet& devices, const ServiceConfig& config,
+                     int max_stream_in_flight = 4);
 
   grpc::ServerUnaryReactor* Process(grpc::CallbackServerContext* context,
                                     const v1::ProcessRequest* request,
@@ -31,10 +35,6 @@ class PostProcessService final : public v1::PostProcess::CallbackService {
                                           const v1::GetDeviceInfoRequest* request,
                                           v1::DeviceInfo* response) override;
 
-  // Submits one request; `done` is called exactly once (also when refused).
-  // `method` labels it in the metrics ("Process" or "ProcessStream").
-  void Submit(const v1::ProcessRequest& request, v1::ProcessResponse& response,
-              absl::Time deadline, std::function<bool()> cancelled,
   // What ProcessStreams hold on the server: the streams open and their
   // requests read and not yet written (or dropped). Kept by the streams.
   struct StreamCounters {
@@ -44,6 +44,10 @@ class PostProcessService final : public v1::PostProcess::CallbackService {
   StreamCounters& stream_counters() { return stream_counters_; }
   int max_stream_in_flight() const { return max_stream_in_flight_; }
 
+  // Submits one request; `done` is called exactly once (also when refused).
+  // `method` labels it in the metrics ("Process" or "ProcessStream").
+  void Submit(const v1::ProcessRequest& request, v1::ProcessResponse& response,
+              absl::Time deadline, std::function<bool()> cancelled,
               std::function<void(const absl::Status&)> done,
               std::string_view method = "Process");
 
@@ -61,8 +65,6 @@ class PostProcessService final : public v1::PostProcess::CallbackService {
 };
 
 // The client's deadline as absl::Time (gRPC's "none" is far in the future).
-  const int max_stream_in_flight_;
-  StreamCounters stream_counters_;
 absl::Time DeadlineOf(const grpc::CallbackServerContext& context);
 
 }  // namespace rgfx::service
