@@ -38,13 +38,34 @@ std::vector<Input> Inputs(const char* kind) {
   return inputs;
 }
 
+// Peak virtual memory of this process (VmPeak), KiB.
+int64_t PeakVirtualKib() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmPeak:", 0) == 0) return std::stoll(line.substr(7));
+  }
+  return -1;
+}
+
+// An input of a few KB must not make the code reserve more than this: the
+// server would do the same per request (a 50-byte PNG whose chunk length
+// says 1.9 GB once made libpng malloc 1.9 GB). The png_decode body itself
+// allocates at most 3 images of 2^20 pixels * 8 bytes.
+constexpr int64_t kMaxNewPeakKib = 256 << 10;
+
 void RunInput(const Input& input) {
   std::ifstream in(input.path, std::ios::binary);
   ASSERT_TRUE(in) << input.path;
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   FuzzBody body = FindTarget(input.target);
   ASSERT_NE(body, nullptr) << input.target;
+  const int64_t peak_before = PeakVirtualKib();
   EXPECT_EQ(body(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), 0);
+  const int64_t peak_after = PeakVirtualKib();
+  EXPECT_LT(peak_after - peak_before, kMaxNewPeakKib)
+      << input.path << " (" << bytes.size() << " bytes) raised the peak virtual memory by "
+      << (peak_after - peak_before) / 1024 << " MiB";
 }
 
 std::string TestName(const ::testing::TestParamInfo<Input>& info) {

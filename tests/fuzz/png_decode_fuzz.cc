@@ -1,5 +1,6 @@
-// Fuzz target png_decode: every path DecodePngInto dispatches to (libpng and
-// any fast path behind the same API), and EncodePng of what decoded.
+// Fuzz target png_decode: every path DecodePngInto dispatches to (the fast
+// path and libpng, compared with each other), and both encoders' round trip
+// of what decoded.
 #include <cstring>
 #include <span>
 #include <vector>
@@ -39,35 +40,51 @@ int FuzzPngDecode(const uint8_t* data, size_t size) {
                                                     : graph::PixelFormat::kRgba8),
              absl::StrCat("format for bit depth ", info->bit_depth));
 
+  // Every decode path: the default (the fast path where it applies) and
+  // libpng alone, which must agree on success and on every byte.
   std::vector<std::byte> pixels(info->decoded_bytes);
   const absl::Status decoded = service::DecodePngInto("fuzz.png", png, *info, pixels);
+  std::vector<std::byte> reference(info->decoded_bytes);
+  const absl::Status decoded_libpng = service::DecodePngInto(
+      "fuzz.png", png, *info, reference, service::PngDecodeOptions{.allow_fast_path = false});
+  FUZZ_CHECK(decoded.ok() == decoded_libpng.ok(),
+             absl::StrCat("default decode: ", decoded.ToString(),
+                          "; libpng alone: ", decoded_libpng.ToString()));
   if (!decoded.ok()) {
     FUZZ_CHECK(decoded.code() == absl::StatusCode::kInvalidArgument && !decoded.message().empty(),
                decoded.ToString());
     return 0;
   }
+  FUZZ_CHECK(pixels == reference, "the default decode and libpng's differ");
 
-  // What decoded must encode, and decode again to the same pixels, with
-  // both filter strategies (the input's last byte picks, so both are fuzzed).
-  service::PngEncodeOptions options;
-  options.single_fast_filter = size % 2 == 0;
-  options.compression_level = static_cast<int>(data[size - 1] % 10);
-  absl::StatusOr<std::string> encoded =
-      service::EncodePng(pixels, info->width, info->height, info->format, options);
-  FUZZ_CHECK(encoded.ok(), encoded.status().ToString());
-  const std::span<const std::byte> again_png(reinterpret_cast<const std::byte*>(encoded->data()),
-                                             encoded->size());
-  absl::StatusOr<service::PngInfo> again_info =
-      service::ReadPngHeader("roundtrip.png", again_png, kMaxPixels);
-  FUZZ_CHECK(again_info.ok(), again_info.status().ToString());
-  FUZZ_CHECK(again_info->width == info->width && again_info->height == info->height &&
-                 again_info->format == info->format,
-             "round trip changed the header");
-  std::vector<std::byte> again(again_info->decoded_bytes);
-  const absl::Status redecoded =
-      service::DecodePngInto("roundtrip.png", again_png, *again_info, again);
-  FUZZ_CHECK(redecoded.ok(), redecoded.ToString());
-  FUZZ_CHECK(again == pixels, "round trip changed the pixels");
+  // What decoded must encode, with either encoder, and decode again to the
+  // same pixels. The input's last byte picks level and filter, so all are fuzzed.
+  for (const service::PngEncoder encoder :
+       {service::PngEncoder::kFast, service::PngEncoder::kLibpng}) {
+    service::PngEncodeOptions options;
+    options.encoder = encoder;
+    options.single_fast_filter = size % 2 == 0;
+    options.compression_level = static_cast<int>(data[size - 1] % 10);
+    options.fast_filter = static_cast<service::PngRowFilter>(data[size - 1] / 10 % 5);
+    options.threads = 1 + data[size - 1] % 3;
+    absl::StatusOr<std::string> encoded =
+        service::EncodePng(pixels, info->width, info->height, info->format, options);
+    FUZZ_CHECK(encoded.ok(), encoded.status().ToString());
+    const std::span<const std::byte> again_png(
+        reinterpret_cast<const std::byte*>(encoded->data()), encoded->size());
+    absl::StatusOr<service::PngInfo> again_info =
+        service::ReadPngHeader("roundtrip.png", again_png, kMaxPixels);
+    FUZZ_CHECK(again_info.ok(), again_info.status().ToString());
+    FUZZ_CHECK(again_info->width == info->width && again_info->height == info->height &&
+                   again_info->format == info->format,
+               "round trip changed the header");
+    std::vector<std::byte> again(again_info->decoded_bytes);
+    const absl::Status redecoded =
+        service::DecodePngInto("roundtrip.png", again_png, *again_info, again);
+    FUZZ_CHECK(redecoded.ok(), redecoded.ToString());
+    FUZZ_CHECK(again == pixels, absl::StrCat("round trip changed the pixels (encoder ",
+                                             static_cast<int>(encoder), ")"));
+  }
   return 0;
 }
 
