@@ -6,6 +6,7 @@
 //   rgfx bench [--server ADDR] [--out DIR] [--width W --height H --radius R ...]
 //   rgfx load --graph FILE.json (IN.png... | --images DIR|A.png,B.png) [-c N] [-n N] [-z 20s]
 //             [--rps R] [--connections N] [--warmup N|2s] [--sweep 1,4,16] [--format F]
+//   every subcommand: [--tls_ca CA.pem [--tls_cert C.pem --tls_key K.pem] [--tls_server_name N]]
 //
 // Input images are named after their file's stem, or NAME=PATH; a single
 // image for a graph that reads a single outside resource takes its name.
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -29,6 +31,7 @@
 #include "absl/time/time.h"
 #include "absl/strings/numbers.h"
 #include "client/bench.h"
+#include "client/channel.h"
 #include "client/load.h"
 #include "client/load_images.h"
 #include "client/load_report.h"
@@ -40,6 +43,12 @@
 #include "grpc/health/v1/health.grpc.pb.h"
 
 ABSL_FLAG(std::string, server, "localhost:50051", "rgfx-server address");
+ABSL_FLAG(std::string, tls_ca, "",
+          "PEM CA certificates that signed the server's certificate; set: TLS (default plaintext)");
+ABSL_FLAG(std::string, tls_cert, "", "PEM client certificate for mutual TLS (with --tls_key)");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
+ABSL_FLAG(std::string, tls_server_name, "",
+          "name to check the server's certificate against (default: the --server host)");
 ABSL_FLAG(std::string, graph, "", "graph file (protobuf JSON of rgfx.v1.Graph)");
 ABSL_FLAG(std::vector<std::string>, set, {}, "pass.param=value overrides, comma-separated");
 ABSL_FLAG(std::string, o, "", "output file (one output) or directory");
@@ -111,11 +120,21 @@ std::unique_ptr<grpc::ClientContext> Context() {
   return context;
 }
 
+// The channel every subcommand uses (client/channel.h); a bad TLS flag or
+// file ends the program with its message, before anything is sent.
 std::shared_ptr<grpc::Channel> Channel(grpc::ChannelArguments args = {}) {
-  args.SetMaxReceiveMessageSize(-1);
-  args.SetMaxSendMessageSize(-1);
-  return grpc::CreateCustomChannel(absl::GetFlag(FLAGS_server), grpc::InsecureChannelCredentials(),
-                                   args);
+  client::ChannelOptions options;
+  options.address = absl::GetFlag(FLAGS_server);
+  options.tls_ca_file = absl::GetFlag(FLAGS_tls_ca);
+  options.tls_cert_file = absl::GetFlag(FLAGS_tls_cert);
+  options.tls_key_file = absl::GetFlag(FLAGS_tls_key);
+  options.tls_server_name = absl::GetFlag(FLAGS_tls_server_name);
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = client::MakeChannel(options, args);
+  if (!channel.ok()) {
+    std::fprintf(stderr, "rgfx: %s\n", std::string(channel.status().message()).c_str());
+    std::exit(1);
+  }
+  return *std::move(channel);
 }
 
 std::string ToJson(const google::protobuf::Message& message) {
@@ -483,7 +502,9 @@ int main(int argc, char** argv) {
       "rgfx passes | info | health [--server ADDR] [--json]\n"
       "rgfx bench [--server ADDR] [--out DIR] [--width W] [--height H] [--radius R] [--runs N]\n"
       "rgfx load --graph FILE.json (IN.png... | --images DIR) [-c N] [-n N] [-z 20s] [--rps R]\n"
-      "          [--connections N] [--warmup N|2s] [--sweep 1,4,16,64] [--format text|json|csv]");
+      "          [--connections N] [--warmup N|2s] [--sweep 1,4,16,64] [--format text|json|csv]\n"
+      "TLS, any subcommand: --tls_ca CA.pem [--tls_cert C.pem --tls_key K.pem] "
+      "[--tls_server_name NAME]");
   // ghz's short names for load: -c, -n, -z (absl flags are long names only).
   std::vector<std::string> spelled;
   for (int i = 0; i < argc; ++i) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "gpu/instance.h"
 
 namespace rgfx::gpu {
 namespace {
@@ -33,7 +34,10 @@ std::string ListCandidates(const std::vector<DeviceCandidate>& candidates) {
 
 absl::StatusOr<int> ChooseDevice(const std::vector<DeviceCandidate>& candidates,
                                  const std::string& override_spec) {
-  if (candidates.empty()) return absl::NotFoundError("no Vulkan device found");
+  if (candidates.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("no Vulkan device found: ", VulkanDriverHelp()));
+  }
   if (!override_spec.empty()) {
     int index = -1;
     const char* end = override_spec.data() + override_spec.size();

@@ -29,7 +29,30 @@ bool HasLayer(const char* name) {
   return false;
 }
 
+std::string EnvValue(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "" : value;
+}
+
 }  // namespace
+
+std::string VulkanDriverHelp() {
+  std::string searched = "/usr/share/vulkan/icd.d and /etc/vulkan/icd.d";
+  for (const char* name : {"VK_DRIVER_FILES", "VK_ICD_FILENAMES"}) {
+    // The loader reads only these files when either variable is set.
+    if (const std::string value = EnvValue(name); !value.empty()) {
+      searched = absl::StrCat(name, "=", value);
+      break;
+    }
+  }
+  return absl::StrCat(
+      "the Vulkan loader found no driver (ICD JSON files searched: ", searched,
+      "). Install one: the GPU vendor's driver, or Mesa's CPU driver lavapipe (Debian: "
+      "mesa-vulkan-drivers). In a container on an NVIDIA GPU the runtime mounts the Vulkan "
+      "driver only with the 'graphics' driver capability: set "
+      "NVIDIA_DRIVER_CAPABILITIES=compute,utility,graphics. Check with `vulkaninfo --summary` "
+      "(Debian: vulkan-tools) and `ls /usr/share/vulkan/icd.d /etc/vulkan/icd.d`");
+}
 
 void ValidationLog::Add(std::string message) {
   absl::MutexLock lock(&mu_);
@@ -61,7 +84,10 @@ VKAPI_ATTR VkBool32 VKAPI_CALL Instance::OnMessage(
 }
 
 absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(const InstanceOptions& options) {
-  RGFX_VK_RETURN_IF_ERROR(volkInitialize());
+  if (volkInitialize() != VK_SUCCESS) {
+    return absl::FailedPreconditionError(
+        "no Vulkan loader: libvulkan.so.1 cannot be loaded (Debian: libvulkan1)");
+  }
   std::unique_ptr<Instance> self(new Instance());
   self->print_messages_ = options.print_messages;
   const bool validation = options.validation || EnvFlag("RGFX_VALIDATION");
@@ -111,7 +137,15 @@ absl::StatusOr<std::unique_ptr<Instance>> Instance::Create(const InstanceOptions
   info.ppEnabledLayerNames = layers.data();
   info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
   info.ppEnabledExtensionNames = extensions.data();
-  RGFX_VK_RETURN_IF_ERROR(vkCreateInstance(&info, nullptr, &self->instance_));
+  if (VkResult r = vkCreateInstance(&info, nullptr, &self->instance_); r != VK_SUCCESS) {
+    // The loader answers INCOMPATIBLE_DRIVER when it found no usable ICD.
+    if (r == VK_ERROR_INCOMPATIBLE_DRIVER) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("no Vulkan driver: vkCreateInstance returned "
+                       "VK_ERROR_INCOMPATIBLE_DRIVER; ", VulkanDriverHelp()));
+    }
+    return VkStatus(r, "vkCreateInstance");
+  }
   volkLoadInstance(self->instance_);
   if (validation) {
     RGFX_VK_RETURN_IF_ERROR(vkCreateDebugUtilsMessengerEXT(self->instance_, &messenger_info,

@@ -35,6 +35,10 @@ struct InstanceOptions {
   bool print_messages = true;
 };
 
+// What to check when no Vulkan driver answers: the ICD files, the container
+// runtime's driver capability, vulkaninfo. Part of every "no driver" error.
+std::string VulkanDriverHelp();
+
 class Instance {
  public:
   static absl::StatusOr<std::unique_ptr<Instance>> Create(const InstanceOptions& options);

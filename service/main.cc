@@ -12,12 +12,42 @@
 #include "absl/time/time.h"
 #include "graph/image_format.h"
 #include "service/log.h"
+#include "service/memory_budget.h"
 #include "service/server.h"
 
-ABSL_FLAG(std::string, listen, "0.0.0.0:50051", "address:port to serve on (port 0: any free port)");
+ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
+          "address:port to serve on (port 0: any free port); loopback by default, "
+          "0.0.0.0:50051 for every interface (containers)");
 ABSL_FLAG(std::string, metrics_listen, "127.0.0.1:9464",
           "address:port of the Prometheus GET /metrics endpoint (port 0: any free port; "
           "empty: off)");
+ABSL_FLAG(bool, reflection, false, "gRPC server reflection (for grpcurl without .proto files)");
+ABSL_FLAG(std::string, tls_cert, "",
+          "PEM certificate chain of the server: TLS (with --tls_key; neither: plaintext)");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert (unencrypted)");
+ABSL_FLAG(std::string, tls_client_ca, "",
+          "PEM CA certificates: mutual TLS, every client must present a certificate they signed");
+ABSL_FLAG(int, keepalive_time_s, 60,
+          "ping a connection idle this long; no answer within --keepalive_timeout_s closes it");
+ABSL_FLAG(int, keepalive_timeout_s, 20, "how long a keepalive ping may go unanswered");
+ABSL_FLAG(bool, keepalive_permit_without_calls, true,
+          "accept clients' keepalive pings on connections with no call (at most one per "
+          "--min_client_ping_interval_s; more often: GOAWAY too_many_pings)");
+ABSL_FLAG(int, min_client_ping_interval_s, 10, "shortest interval between a client's pings");
+ABSL_FLAG(int, max_connection_idle_s, 600,
+          "close a connection with no call for this long (0: never)");
+ABSL_FLAG(int, max_connection_age_s, 0,
+          "close every connection after this long so clients reconnect and round_robin "
+          "rebalances (0: never); calls in flight get --max_connection_age_grace_s");
+ABSL_FLAG(int, max_connection_age_grace_s, 30, "grace of calls on a connection past its age");
+ABSL_FLAG(int, max_concurrent_streams, 256, "calls at once per connection (0: gRPC's default)");
+ABSL_FLAG(uint64_t, grpc_memory_mb, 0,
+          "memory gRPC's own buffers may take (its ResourceQuota; 0 = a quarter of the "
+          "physical memory)");
+ABSL_FLAG(int, grpc_max_threads, 0, "most threads gRPC may use (0: gRPC's default)");
+ABSL_FLAG(int, max_stream_in_flight, 4,
+          "ProcessStream: requests of one stream processed or waiting to be written at once; "
+          "no more is read from it until one is written (bounds a client that never reads)");
 ABSL_FLAG(std::string, device, "",
           "Vulkan device: index or name substring; empty = first discrete GPU, else "
           "integrated, else the CPU device (lavapipe)");
@@ -114,6 +144,41 @@ int main(int argc, char** argv) {
   options.engine.limits.max_pixels = options.config.limits.max_pixels;
   options.engine.limits.max_passes = options.config.limits.max_passes;
   options.cpu_threads = absl::GetFlag(FLAGS_cpu_threads);
+  options.reflection = absl::GetFlag(FLAGS_reflection);
+  options.tls.cert_file = absl::GetFlag(FLAGS_tls_cert);
+  options.tls.key_file = absl::GetFlag(FLAGS_tls_key);
+  options.tls.client_ca_file = absl::GetFlag(FLAGS_tls_client_ca);
+  options.max_stream_in_flight = absl::GetFlag(FLAGS_max_stream_in_flight);
+  {
+    rgfx::service::ConnectionOptions& c = options.connections;
+    const int values[] = {absl::GetFlag(FLAGS_keepalive_time_s),
+                           absl::GetFlag(FLAGS_keepalive_timeout_s),
+                           absl::GetFlag(FLAGS_min_client_ping_interval_s),
+                           absl::GetFlag(FLAGS_max_connection_idle_s),
+                           absl::GetFlag(FLAGS_max_connection_age_s),
+                           absl::GetFlag(FLAGS_max_connection_age_grace_s),
+                           absl::GetFlag(FLAGS_max_concurrent_streams),
+                           absl::GetFlag(FLAGS_grpc_max_threads)};
+    if (*std::min_element(std::begin(values), std::end(values)) < 0 ||
+        absl::GetFlag(FLAGS_keepalive_time_s) < 1 || absl::GetFlag(FLAGS_keepalive_timeout_s) < 1) {
+      return Fail("--keepalive_time_s and --keepalive_timeout_s must be >= 1; the other "
+                  "connection flags (--max_connection_*, --min_client_ping_interval_s, "
+                  "--max_concurrent_streams, --grpc_max_threads) >= 0");
+    }
+    c.keepalive_time = absl::Seconds(absl::GetFlag(FLAGS_keepalive_time_s));
+    c.keepalive_timeout = absl::Seconds(absl::GetFlag(FLAGS_keepalive_timeout_s));
+    c.keepalive_permit_without_calls = absl::GetFlag(FLAGS_keepalive_permit_without_calls);
+    c.min_client_ping_interval = absl::Seconds(absl::GetFlag(FLAGS_min_client_ping_interval_s));
+    c.max_connection_idle = absl::Seconds(absl::GetFlag(FLAGS_max_connection_idle_s));
+    c.max_connection_age = absl::Seconds(absl::GetFlag(FLAGS_max_connection_age_s));
+    c.max_connection_age_grace = absl::Seconds(absl::GetFlag(FLAGS_max_connection_age_grace_s));
+    c.max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams);
+    c.max_threads = absl::GetFlag(FLAGS_grpc_max_threads);
+    c.memory_quota_bytes = absl::GetFlag(FLAGS_grpc_memory_mb) << 20;
+    if (c.memory_quota_bytes == 0) {
+      c.memory_quota_bytes = rgfx::service::DefaultHostMemoryBudget() / 2;
+    }
+  }
   if (options.config.max_in_flight == 0) {
     const int threads = options.cpu_threads > 0
                             ? options.cpu_threads
@@ -133,7 +198,11 @@ int main(int argc, char** argv) {
 
   absl::StatusOr<std::unique_ptr<rgfx::service::Server>> server =
       rgfx::service::Server::Start(options);
-  if (!server.ok()) return Fail(absl::StrCat("cannot start: ", server.status().ToString()));
+  if (!server.ok()) {
+    // The message names what is missing (a driver, a feature, a file): it is
+    // the whole answer to "why did it not start", so it goes out unwrapped.
+    return Fail(absl::StrCat("rgfx-server cannot start: ", server.status().message()));
+  }
   ServerLog().Info("serving", {Field("address", options.listen_address),
                                Field("port", int64_t{(*server)->port()}),
                                // Not "metrics_port=": scripts read the last "port=".
@@ -142,6 +211,9 @@ int main(int argc, char** argv) {
                                                     : std::string("off")),
                                Field("device", (*server)->engine().Describe()),
                                Field("workers", int64_t{options.engine.workers}),
+                               Field("tls", !options.tls.enabled()             ? "off"
+                                            : options.tls.client_ca_file.empty() ? "on"
+                                                                                 : "mutual"),
                                Field("validation", (*server)->engine().validation_enabled()
                                                        ? "on" : "off")});
 

@@ -1,6 +1,7 @@
 // The whole server, for main() and for end-to-end tests that run it
 // in-process: engine, scheduler, the PostProcess service, health and
-// reflection, listening on one address (port 0 picks a free port).
+// (opt-in) reflection, listening on one address (port 0 picks a free port),
+// in plaintext or TLS/mutual TLS, with limits on connections and streams.
 #pragma once
 
 #include <memory>
@@ -17,14 +18,48 @@
 #include "service/process_job.h"
 #include "service/scheduler.h"
 #include "service/service.h"
+#include "service/tls_files.h"
 
 namespace rgfx::service {
 
 // Health service name of device i (--devices): this prefix and i.
 inline constexpr char kDeviceHealthPrefix[] = "rgfx.v1.PostProcess/device/";
 
+// gRPC server channel arguments that bound what connections may hold
+// (docs/ARCHITECTURE.md "Security"). Zero durations: gRPC's default (never).
+struct ConnectionOptions {
+  // Pings on a connection idle this long; no answer within the timeout
+  // closes it (a client that vanished without closing).
+  absl::Duration keepalive_time = absl::Minutes(1);
+  absl::Duration keepalive_timeout = absl::Seconds(20);
+  // Whether clients may send keepalive pings while they have no call
+  // (otherwise such pings count as abuse: GOAWAY too_many_pings), and how
+  // often at most.
+  bool keepalive_permit_without_calls = true;
+  absl::Duration min_client_ping_interval = absl::Seconds(10);
+  // A connection with no call for this long is closed (GOAWAY).
+  absl::Duration max_connection_idle = absl::ZeroDuration();
+  // Every connection is closed (GOAWAY) after this long, calls in flight get
+  // the grace period: clients reconnect, so round_robin rebalances.
+  absl::Duration max_connection_age = absl::ZeroDuration();
+  absl::Duration max_connection_age_grace = absl::Seconds(30);
+  int max_concurrent_streams = 256;  // per connection; 0: gRPC's default
+  // gRPC's own buffers (ResourceQuota); 0: unbounded. Threads: 0: gRPC's.
+  uint64_t memory_quota_bytes = 0;
+  int max_threads = 0;
+};
+
 struct ServerOptions {
-  std::string listen_address = "0.0.0.0:50051";
+  // Loopback by default: listening on every interface is a choice
+  // (containers pass --listen=0.0.0.0:50051).
+  std::string listen_address = "127.0.0.1:50051";
+  TlsOptions tls;
+  ConnectionOptions connections;
+  // gRPC server reflection (grpcurl without the .proto files): opt-in.
+  bool reflection = false;
+  // ProcessStream: requests of one stream processed or waiting to be
+  // written at once; no more is read from the stream until one is written.
+  int max_stream_in_flight = 4;
   EngineOptions engine;
   // --devices: "" = one device, engine.device's choice; "all" = every GPU;
   // or a list of indices / name substrings ("0,1"). One engine and one
@@ -52,6 +87,7 @@ class Server {
   Engine& engine() { return devices_->engine(0); }
   Scheduler& scheduler() { return devices_->scheduler(0); }
   DeviceSet& devices() { return *devices_; }
+  PostProcessService& service() { return *service_; }
 
   // Health NOT_SERVING, stop accepting, let RPCs in flight finish for up to
   // `grace` (then cancel them), drain the scheduler.
