@@ -269,7 +269,7 @@ absl::Status DecodePngInto(const std::string& image_name, std::span<const std::b
     return absl::InternalError(absl::StrCat("image '", image_name, "': header changed"));
   }
   if (options.allow_fast_path && FastDecodeSupports(*chunks)) {
-    return DecodePngFast(image_name, *chunks, dst);
+    return DecodePngFast(image_name, *chunks, dst, options.pipelined);
   }
 
   ErrorSink sink;

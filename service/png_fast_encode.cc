@@ -22,11 +22,11 @@ constexpr size_t kSlabBytes = 256 << 10;
 // Room added to the output each time ISA-L fills it.
 constexpr size_t kOutputStep = 256 << 10;
 
-size_t LevelBufferBytes(int level) {
+size_t LevelBufferBytes(int level, bool small) {
   switch (level) {
-    case 1: return ISAL_DEF_LVL1_DEFAULT;
-    case 2: return ISAL_DEF_LVL2_DEFAULT;
-    case 3: return ISAL_DEF_LVL3_DEFAULT;
+    case 1: return small ? ISAL_DEF_LVL1_MIN : ISAL_DEF_LVL1_DEFAULT;
+    case 2: return small ? ISAL_DEF_LVL2_MIN : ISAL_DEF_LVL2_DEFAULT;
+    case 3: return small ? ISAL_DEF_LVL3_MIN : ISAL_DEF_LVL3_DEFAULT;
     default: return 0;
   }
 }
@@ -90,7 +90,8 @@ void CompressPiece(const Image& image, const FastEncodeParams& params, Piece& pi
   const int bpp = image.sixteen_bit ? 8 : 4;
   const size_t n = image.row_bytes;
   const size_t stride = n + 1;
-  const size_t rows_per_slab = std::max<size_t>(1, kSlabBytes / stride);
+  const size_t rows_per_slab =
+      std::clamp<size_t>(kSlabBytes / stride, 1, piece.end_row - piece.first_row);
   std::unique_ptr<uint8_t[]> slab(new uint8_t[rows_per_slab * stride]);
   std::vector<uint8_t> scratch, zero_row(n, 0);
   // 16-bit rows are swapped to PNG's big-endian order before filtering;
@@ -108,12 +109,17 @@ void CompressPiece(const Image& image, const FastEncodeParams& params, Piece& pi
     return be.data();
   };
 
-  std::unique_ptr<uint8_t[]> level_buf(new uint8_t[LevelBufferBytes(params.isal_level) + 1]);
+  // Small pieces get ISA-L's smallest level buffer (its minimum is 24-90
+  // KiB, its default 280-350 KiB): small images stay cheap to encode.
+  const uint64_t piece_bytes = uint64_t{piece.end_row - piece.first_row} * stride;
+  const size_t level_bytes = LevelBufferBytes(params.isal_level, piece_bytes < kSlabBytes);
+  std::unique_ptr<uint8_t[]> level_buf(new uint8_t[level_bytes + 1]);
   isal_zstream stream;
   isal_deflate_init(&stream);
   stream.level = static_cast<uint32_t>(params.isal_level);
   stream.level_buf = level_buf.get();
-  stream.level_buf_size = static_cast<uint32_t>(LevelBufferBytes(params.isal_level));
+  stream.level_buf_size = static_cast<uint32_t>(level_bytes);
+  piece.deflate.reserve(std::min<uint64_t>(piece_bytes + 1024, 4 * kOutputStep));
   stream.gzip_flag = IGZIP_DEFLATE;
 
   int slot = 0;
@@ -139,8 +145,9 @@ void CompressPiece(const Image& image, const FastEncodeParams& params, Piece& pi
     // ISA-L returns when it has run out of input or of output; with room
     // left over, everything given (and the flush) has been written.
     do {
-      if (piece.deflate.size() - out_used < kOutputStep / 2) {
-        piece.deflate.resize(piece.deflate.size() + kOutputStep);
+      if (piece.deflate.size() - out_used < 1024) {
+        // Grows geometrically (resize beyond capacity doubles it).
+        piece.deflate.resize(std::max(piece.deflate.capacity(), piece.deflate.size() + 4096));
       }
       stream.next_out = piece.deflate.data() + out_used;
       stream.avail_out = static_cast<uint32_t>(piece.deflate.size() - out_used);

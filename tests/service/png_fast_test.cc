@@ -341,6 +341,69 @@ TEST(FastDecodeErrors, IdatSplitAnywhereDecodes) {
   EXPECT_EQ(*fast, *Decode(png, false));
 }
 
+// ---- Pipelined decoding (inflate on a helper thread) -------------------------
+
+absl::StatusOr<std::vector<std::byte>> DecodeWith(const std::string& png,
+                                                  const PngDecodeOptions& options) {
+  absl::StatusOr<PngInfo> info = ReadPngHeader("photo", AsBytes(png), kMaxPixels);
+  if (!info.ok()) return info.status();
+  std::vector<std::byte> pixels(info->decoded_bytes);
+  if (absl::Status s = DecodePngInto("photo", AsBytes(png), *info, pixels, options); !s.ok()) {
+    return s;
+  }
+  return pixels;
+}
+
+// 700 x 400 RGB: 2101-byte rows, 124 rows per 256 KiB slab, 4 slabs.
+constexpr uint32_t kBigWidth = 700, kBigHeight = 400;
+
+std::string BigRgbPng(const std::string& filtered_rows) {
+  return testing::BuildPng({{"IHDR", testing::IhdrData(kBigWidth, kBigHeight, 8, 2)},
+                            {"IDAT", testing::ZlibCompress(filtered_rows, 1)},
+                            {"IEND", ""}});
+}
+
+TEST(PipelinedDecode, SameAsSequentialAndLibpng) {
+  for (int type : {2, 6}) {
+    PngSpec spec;
+    spec.color_type = type;
+    spec.width = 1200;
+    spec.height = 500;
+    spec.smooth = true;
+    const testing::TestPng png = MakeTestPng(spec);
+    absl::StatusOr<std::vector<std::byte>> pipelined = DecodeWith(png.file, {.pipelined = true});
+    absl::StatusOr<std::vector<std::byte>> sequential = DecodeWith(png.file, {.pipelined = false});
+    ASSERT_TRUE(pipelined.ok() && sequential.ok());
+    EXPECT_EQ(*pipelined, png.expected);
+    EXPECT_EQ(*sequential, png.expected);
+  }
+}
+
+TEST(PipelinedDecode, ErrorsInLateSlabsAreTheSequentialOnes) {
+  const std::string rows = FilteredRows(kBigWidth, kBigHeight, 3);
+  std::string bad_filter = rows;
+  bad_filter[size_t{350} * (kBigWidth * 3 + 1)] = 7;  // row 350, in the last slab
+  std::string late_corrupt = testing::ZlibCompress(rows, 1);
+  late_corrupt[late_corrupt.size() * 9 / 10] ^= 0x33;
+  const std::string cases[] = {
+      BigRgbPng(rows.substr(0, rows.size() - 5000)),  // too short
+      BigRgbPng(rows + std::string(3000, '\1')),       // too long
+      BigRgbPng(bad_filter),
+      testing::BuildPng({{"IHDR", testing::IhdrData(kBigWidth, kBigHeight, 8, 2)},
+                         {"IDAT", late_corrupt},
+                         {"IEND", ""}}),
+  };
+  ASSERT_TRUE(DecodeWith(BigRgbPng(rows), {.pipelined = true}).ok());
+  for (const std::string& png : cases) {
+    const absl::Status pipelined = DecodeWith(png, {.pipelined = true}).status();
+    const absl::Status sequential = DecodeWith(png, {.pipelined = false}).status();
+    const absl::Status libpng = DecodeWith(png, {.allow_fast_path = false}).status();
+    EXPECT_EQ(pipelined.code(), absl::StatusCode::kInvalidArgument) << pipelined;
+    EXPECT_EQ(pipelined, sequential);
+    EXPECT_EQ(libpng.code(), absl::StatusCode::kInvalidArgument) << libpng;
+  }
+}
+
 // ---- Fuzz-ish: random damage never crashes either decoder -------------------
 
 TEST(FastDecodeFuzz, RandomByteFlipsNeverCrash) {
@@ -371,6 +434,10 @@ TEST(FastDecodeFuzz, RandomByteFlipsNeverCrash) {
     if (iteration % 7 == 0) png.resize(rng() % png.size());
     for (bool fast : {true, false}) {
       absl::StatusOr<std::vector<std::byte>> result = Decode(png, fast);
+      // Both decoders agree on what they accept.
+      if (fast) {
+        EXPECT_EQ(result.ok(), Decode(png, false).ok()) << result.status();
+      }
       if (result.ok()) {
         ++decoded;
       } else {
