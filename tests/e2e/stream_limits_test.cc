@@ -1,7 +1,8 @@
 // Stream and connection limits (issue 10): a client that opens ProcessStream,
 // sends and never reads holds at most --max_stream_in_flight requests on the
 // server while others are served, and lets go of them when it leaves;
-// connections with no call are closed after --max_connection_idle_s.
+// connections with no call are closed after --max_connection_idle_s, and any
+// connection after --max_connection_age_s.
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -168,6 +169,46 @@ TEST_F(StreamLimitsTest, IdleConnectionsAreClosed) {
   for (const auto& channel : channels) {
     EXPECT_TRUE(WaitFor([&] { return channel->GetState(false) != GRPC_CHANNEL_READY; }, 10))
         << "a connection idle for 10 s (max idle 1 s) is still open";
+  }
+}
+
+TEST(ConnectionAgeTest, ConnectionsPastTheirAgeAreClosedAndClientsReconnect) {
+  // max_connection_age closes even a busy client's connection (GOAWAY, the
+  // grace for calls in flight); the client reconnects on its next call, so a
+  // round_robin client would spread over pods that appeared since.
+  service::ServerOptions options = TestServerOptions();
+  options.connections.max_connection_age = absl::Seconds(1);
+  options.connections.max_connection_age_grace = absl::Seconds(5);
+  absl::StatusOr<std::unique_ptr<service::Server>> server = service::Server::Start(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = client::MakeChannel(
+      {.address = "127.0.0.1:" + std::to_string((*server)->port())}, args);
+  ASSERT_TRUE(channel.ok()) << channel.status();
+  auto list = [&] {
+    v1::ListPassesResponse passes;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    return v1::PostProcess::NewStub(*channel)->ListPasses(&context, {}, &passes);
+  };
+  ASSERT_TRUE(list().ok());
+  ASSERT_EQ((*channel)->GetState(false), GRPC_CHANNEL_READY);
+  // Calls every 100 ms keep it from being idle; the age still closes it.
+  bool closed = false;
+  const absl::Time end = absl::Now() + absl::Seconds(10);
+  while (!closed && absl::Now() < end) {
+    absl::SleepFor(absl::Milliseconds(100));
+    closed = (*channel)->GetState(false) != GRPC_CHANNEL_READY;
+    if (!closed) {
+      EXPECT_TRUE(list().ok());
+    }
+  }
+  EXPECT_TRUE(closed) << "a connection 10 s old (max age 1 s) is still open";
+  grpc::Status again = list();  // a new connection
+  EXPECT_TRUE(again.ok()) << again.error_message();
+  for (const std::string& message : (*server)->engine().TakeValidationMessages()) {
+    ADD_FAILURE() << "Vulkan validation: " << message;
   }
 }
 
