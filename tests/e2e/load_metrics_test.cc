@@ -227,6 +227,58 @@ TEST_F(LoadMetricsTest, OpenLoopSendsAtTheGivenRate) {
   EXPECT_EQ(result.ok(), 20);
 }
 
+TEST_F(LoadMetricsTest, StreamMessagesCountOneEachWithTheirInBandCode) {
+  const std::string graph = ReadExampleGraph("blur.json");
+  v1::ProcessRequest bad = RequestFromJson(graph, SamplePng(33, 17));
+  bad.mutable_graph()->mutable_passes(0)->mutable_gaussian_blur()->set_radius(-1);
+  const std::vector<v1::ProcessRequest> requests = {RequestFromJson(graph, SamplePng(33, 17)), bad,
+                                                    RequestFromJson(graph, SamplePng(17, 33))};
+  const Scrape before = MustScrape();
+  auto stub = v1::PostProcess::NewStub(Channels()(0));
+  grpc::ClientContext context;
+  auto stream = stub->ProcessStream(&context);
+  uint64_t bytes_in = 0;
+  for (const v1::ProcessRequest& r : requests) {
+    ASSERT_TRUE(stream->Write(r));
+    bytes_in += r.ByteSizeLong();
+  }
+  stream->WritesDone();
+  uint64_t bytes_out = 0;
+  int ok = 0, invalid = 0;
+  for (v1::ProcessResponse response; stream->Read(&response);) {
+    bytes_out += response.ByteSizeLong();
+    (response.has_error() ? invalid : ok)++;
+    if (response.has_error()) {
+      EXPECT_EQ(response.error().code(), 3);
+    }
+  }
+  ASSERT_TRUE(stream->Finish().ok());
+  EXPECT_EQ(ok, 2);
+  EXPECT_EQ(invalid, 1);
+  const Scrape after = MustScrape();
+  auto delta = [&](const std::string& name, const std::map<std::string, std::string>& labels) {
+    return after.Sum(name, labels) - before.Sum(name, labels);
+  };
+  EXPECT_EQ(delta("rgfx_requests_total", {{"method", "ProcessStream"}, {"code", "OK"}}), 2);
+  EXPECT_EQ(delta("rgfx_requests_total", {{"method", "ProcessStream"}, {"code", "INVALID_ARGUMENT"}}),
+            1);
+  EXPECT_EQ(delta("rgfx_received_bytes_total", {{"method", "ProcessStream"}}),
+            static_cast<double>(bytes_in));
+  EXPECT_EQ(delta("rgfx_sent_bytes_total", {{"method", "ProcessStream"}}),
+            static_cast<double>(bytes_out));
+}
+
+TEST_F(LoadMetricsTest, BusyMetricsPortFailsStartNamingIt) {
+  service::ServerOptions options = TestServerOptions();
+  options.metrics_listen = "127.0.0.1:" + std::to_string(server_->metrics_port());
+  absl::StatusOr<std::unique_ptr<service::Server>> second = service::Server::Start(options);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(second.status().message().find("metrics: cannot listen on " + options.metrics_listen),
+            std::string::npos)
+      << second.status();
+}
+
 // A port nothing listens on: bound, then closed.
 int RefusingPort() {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
