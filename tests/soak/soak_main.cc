@@ -408,6 +408,7 @@ int Run(const char* argv0) {
 }  // namespace rgfx::soak
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress lines show up when piped to a log
   absl::ParseCommandLine(argc, argv);
   return rgfx::soak::Run(argv[0]);
 }
