@@ -107,12 +107,6 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   const int cpu_threads = options.cpu_threads > 0
                               ? options.cpu_threads
                               : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  // Metrics before the devices: a busy port fails before a GPU is touched,
-  // and the engines may be given the Metrics to count into.
-  if (!options.metrics_listen.empty()) {
-    server->metrics_ = std::make_unique<Metrics>();
-    if (absl::Status s = server->metrics_->Serve(options.metrics_listen); !s.ok()) return s;
-  }
   std::vector<DeviceLane> lanes;
   for (const std::string& spec : *device_specs) {
     EngineOptions engine_options = options.engine;
@@ -134,7 +128,11 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   }
   server->devices_ = std::make_unique<DeviceSet>(std::move(lanes));
   server->device_healthy_.assign(server->devices_->size(), true);
-  if (server->metrics_ != nullptr) {
+  // Metrics after the devices: a server without a driver reports that, not
+  // a metrics port another process holds.
+  if (!options.metrics_listen.empty()) {
+    server->metrics_ = std::make_unique<Metrics>();
+    if (absl::Status s = server->metrics_->Serve(options.metrics_listen); !s.ok()) return s;
     // Gauges read when scraped; ~Server removes the hook before the devices go.
     DeviceSet* devices = server->devices_.get();
     server->metrics_->SetScrapeHook([devices](Metrics& metrics) {
