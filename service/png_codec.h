@@ -49,10 +49,12 @@ absl::StatusOr<PngInfo> ReadPngHeader(const std::string& image_name, std::span<c
 struct PngDecodeOptions {
   // false: always libpng (the reference; for tests and benchmarks).
   bool allow_fast_path = true;
-  // Fast path: inflate on a second thread while this one unfilters. Cuts a
-  // 1080p decode's wall time by the smaller of the two stages (~40%); a
-  // server whose cores are all busy may turn it off (docs/CODEC.md).
-  bool pipelined = true;
+  // Fast path: inflate on a second thread while this one unfilters, so a
+  // large image's wall time is about the larger stage, not the sum, for
+  // ~1-2 ms more CPU. Off by default: it only pays while cores are idle (one
+  // caller), and the shared 2-core machine it was written on could not show
+  // the gain; rgfx-codec-bench measures both (docs/CODEC.md).
+  bool pipelined = false;
 };
 
 // Decodes all of `png` (described by `info`, from ReadPngHeader on the same
