@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -355,14 +356,15 @@ absl::Status DecodePngFast(const std::string& image_name, const PngChunks& chunk
       static_cast<uint32_t>((chunks.height + rows_per_slab - 1) / rows_per_slab);
   const size_t slab_bytes = rows_per_slab * stride + kSlabPadding;
 
-  if (!pipelined || slab_count < kMinPipelinedSlabs) {
+  auto sequential = [&]() -> absl::Status {
     std::unique_ptr<uint8_t[]> slab(new uint8_t[slab_bytes]);
     for (uint32_t k = 0; k < slab_count; ++k) {
       if (absl::Status s = inflater.Fill(slab.get(), slab_fill_bytes(k)); !s.ok()) return s;
       if (absl::Status s = unfilter_slab(slab.get(), k); !s.ok()) return s;
     }
     return inflater.Finish();
-  }
+  };
+  if (!pipelined || slab_count < kMinPipelinedSlabs) return sequential();
 
   // Pipelined: a helper thread inflates into a ring of slabs while this one
   // unfilters, so the wall time is about the larger of the two, not their
@@ -375,7 +377,7 @@ absl::Status DecodePngFast(const std::string& image_name, const PngChunks& chunk
   uint32_t failed_at = slab_count + 1;  // the slab whose inflate failed (slab_count: Finish)
   bool cancel = false;
   absl::Status inflate_status;
-  std::thread producer([&] {
+  auto produce = [&] {
     for (uint32_t k = 0; k < slab_count; ++k) {
       {
         std::unique_lock lock(mu);
@@ -402,7 +404,13 @@ absl::Status DecodePngFast(const std::string& image_name, const PngChunks& chunk
       failed_at = slab_count;
     }
     cv.notify_all();
-  });
+  };
+  std::thread producer;
+  try {
+    producer = std::thread(produce);
+  } catch (const std::system_error&) {
+    return sequential();  // no thread to be had (limits): nothing started yet
+  }
   absl::Status result;
   for (uint32_t k = 0; k < slab_count; ++k) {
     {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -211,10 +212,15 @@ absl::StatusOr<std::string> EncodePngFast(std::span<const std::byte> pixels, uin
   {
     std::vector<std::jthread> workers;
     workers.reserve(piece_count - 1);
+    std::vector<uint32_t> on_this_thread = {0};
     for (uint32_t i = 1; i < piece_count; ++i) {
-      workers.emplace_back([&, i] { CompressPiece(image, params, pieces[i]); });
+      try {
+        workers.emplace_back([&, i] { CompressPiece(image, params, pieces[i]); });
+      } catch (const std::system_error&) {
+        on_this_thread.push_back(i);  // no thread to be had (limits): do it here
+      }
     }
-    CompressPiece(image, params, pieces[0]);
+    for (uint32_t i : on_this_thread) CompressPiece(image, params, pieces[i]);
   }  // joins
 
   uint32_t adler = pieces[0].adler;
