@@ -355,7 +355,8 @@ absl::StatusOr<std::string> EncodePng(std::span<const std::byte> pixels, uint32_
     return EncodePngFast(pixels, width, height, format == graph::PixelFormat::kRgba16,
                          {.isal_level = options.compression_level,
                           .filter = options.fast_filter,
-                          .threads = threads});
+                          .threads = threads,
+                          .opaque_as_rgb = options.opaque_as_rgb});
   }
   std::string out;
   // A guess that avoids most regrowth for photographic content at level 1.

@@ -90,10 +90,14 @@ struct PngEncodeOptions {
   // Fast encoder only: threads one image's deflate is split over; 0 means
   // min(8, hardware threads). Pieces of an image under ~512 KiB stay whole.
   int threads = 0;
+  // Fast encoder only: an image whose alpha is all opaque is written as an
+  // RGB PNG (~25% less CPU, smaller; decoders return alpha = max). Off by
+  // default because the output's colour type then depends on the pixels.
+  bool opaque_as_rgb = false;
 };
 
 // Encodes tightly packed RGBA pixels, `format` kRgba8 or kRgba16
-// (little-endian), as an RGBA PNG of 8 or 16 bits.
+// (little-endian), as an RGBA PNG of 8 or 16 bits (or RGB: opaque_as_rgb).
 absl::StatusOr<std::string> EncodePng(std::span<const std::byte> pixels, uint32_t width,
                                       uint32_t height, graph::PixelFormat format,
                                       const PngEncodeOptions& options = {});

@@ -45,6 +45,8 @@ struct Image {
   uint32_t height;
   bool sixteen_bit;
   size_t row_bytes;  // raw RGBA row
+  bool rgb;          // written without its (all opaque) alpha channel
+  size_t png_row_bytes;  // a row as the PNG stores it
 };
 
 // One piece: rows [first_row, end_row) compressed alone.
@@ -88,26 +90,35 @@ void FilterOne(PngRowFilter choice, int bpp, const uint8_t* row, const uint8_t* 
 }
 
 void CompressPiece(const Image& image, const FastEncodeParams& params, Piece& piece) {
-  const int bpp = image.sixteen_bit ? 8 : 4;
-  const size_t n = image.row_bytes;
+  const int bpp = (image.rgb ? 3 : 4) * (image.sixteen_bit ? 2 : 1);
+  const size_t n = image.png_row_bytes;
   const size_t stride = n + 1;
   const size_t rows_per_slab =
       std::clamp<size_t>(kSlabBytes / stride, 1, piece.end_row - piece.first_row);
   std::unique_ptr<uint8_t[]> slab(new uint8_t[rows_per_slab * stride]);
   std::vector<uint8_t> scratch, zero_row(n, 0);
-  // 16-bit rows are swapped to PNG's big-endian order before filtering;
-  // the previous row is kept swapped too.
-  std::vector<uint8_t> big_endian[2];
+  // 16-bit rows are swapped to PNG's big-endian order, and RGB rows lose
+  // their alpha, before filtering; the previous row is kept converted too.
+  std::vector<uint8_t> converted[2];
   auto raw_row = [&](uint32_t y, int slot) -> const uint8_t* {
-    const uint8_t* row = image.pixels + size_t{y} * n;
-    if (!image.sixteen_bit) return row;
-    std::vector<uint8_t>& be = big_endian[slot];
-    be.resize(n);
-    for (size_t i = 0; i < n; i += 2) {
-      be[i] = row[i + 1];
-      be[i + 1] = row[i];
+    const uint8_t* row = image.pixels + size_t{y} * image.row_bytes;
+    if (!image.sixteen_bit && !image.rgb) return row;
+    std::vector<uint8_t>& out = converted[slot];
+    out.resize(n);
+    if (!image.sixteen_bit) {
+      for (uint32_t x = 0; x < image.width; ++x) {
+        std::memcpy(&out[3 * size_t{x}], row + 4 * size_t{x}, 3);
+      }
+    } else {
+      const size_t channels = image.rgb ? 3 : 4;
+      for (uint32_t x = 0; x < image.width; ++x) {
+        for (size_t c = 0; c < channels; ++c) {
+          out[(x * channels + c) * 2] = row[(size_t{x} * 4 + c) * 2 + 1];
+          out[(x * channels + c) * 2 + 1] = row[(size_t{x} * 4 + c) * 2];
+        }
+      }
     }
-    return be.data();
+    return out.data();
   };
 
   // Small pieces get ISA-L's smallest level buffer (its minimum is 24-90
@@ -164,6 +175,26 @@ void CompressPiece(const Image& image, const FastEncodeParams& params, Piece& pi
   piece.deflate.resize(out_used);
 }
 
+// True when every alpha sample is the maximum (255 or 65535).
+bool AllOpaque(const Image& image) {
+  const size_t pixels = size_t{image.width} * image.height;
+  if (!image.sixteen_bit) {
+    // Alpha is the top byte of each little-endian 32-bit pixel.
+    uint32_t all = 0xff000000u;
+    for (size_t i = 0; i < pixels; ++i) {
+      uint32_t px;
+      std::memcpy(&px, image.pixels + 4 * i, 4);
+      all &= px;
+      if ((i & 4095) == 4095 && (all & 0xff000000u) != 0xff000000u) return false;  // stop early
+    }
+    return (all & 0xff000000u) == 0xff000000u;
+  }
+  for (size_t i = 0; i < pixels; ++i) {
+    if (image.pixels[8 * i + 6] != 0xff || image.pixels[8 * i + 7] != 0xff) return false;
+  }
+  return true;
+}
+
 // Appends one chunk whose data is the concatenation of `parts`.
 void AppendChunk(std::string& out, const char type[4],
                  std::initializer_list<std::span<const uint8_t>> parts) {
@@ -191,14 +222,16 @@ absl::StatusOr<std::string> EncodePngFast(std::span<const std::byte> pixels, uin
   if (params.isal_level < 0 || params.isal_level > 3) {
     return absl::InvalidArgumentError(absl::StrCat("ISA-L level ", params.isal_level));
   }
-  const Image image{reinterpret_cast<const uint8_t*>(pixels.data()), width, height, sixteen_bit,
-                    size_t{width} * (sixteen_bit ? 8 : 4)};
+  Image image{reinterpret_cast<const uint8_t*>(pixels.data()), width, height, sixteen_bit,
+              size_t{width} * (sixteen_bit ? 8 : 4), false, 0};
   if (width == 0 || height == 0 || pixels.size() != image.row_bytes * height) {
     return absl::InternalError(absl::StrCat("EncodePngFast: ", pixels.size(), " bytes for ",
                                             width, "x", height));
   }
+  image.rgb = params.opaque_as_rgb && AllOpaque(image);
+  image.png_row_bytes = image.rgb ? image.row_bytes / 4 * 3 : image.row_bytes;
   // Pieces: as many as threads, but none below min_piece_bytes.
-  const uint64_t filtered_total = uint64_t{height} * (image.row_bytes + 1);
+  const uint64_t filtered_total = uint64_t{height} * (image.png_row_bytes + 1);
   const uint64_t by_size = std::max<uint64_t>(1, filtered_total / std::max<size_t>(
                                                       1, params.min_piece_bytes));
   const uint32_t piece_count = static_cast<uint32_t>(
@@ -243,7 +276,7 @@ absl::StatusOr<std::string> EncodePngFast(std::span<const std::byte> pixels, uin
   PutU32(ihdr, width);
   PutU32(ihdr + 4, height);
   ihdr[8] = sixteen_bit ? 16 : 8;
-  ihdr[9] = 6;  // RGBA
+  ihdr[9] = image.rgb ? 2 : 6;  // RGB or RGBA
   ihdr[10] = ihdr[11] = ihdr[12] = 0;  // deflate, adaptive filtering, no interlace
   AppendChunk(out, "IHDR", {std::span<const uint8_t>(ihdr)});
   // zlib header: deflate with a 32 KiB window, "fastest" level hint; the

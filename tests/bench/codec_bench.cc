@@ -335,6 +335,13 @@ int Main() {
         ms, png.size());
     WriteFile(absl::StrFormat("fast-default-%dt.png", threads), png);
   }
+  for (int threads : {1, max_threads}) {
+    const Timing ms = MedianMs([&] { encode({.threads = threads, .opaque_as_rgb = true}); });
+    Row(absl::StrFormat("  fast default + opaque_as_rgb (RGB), %d thread%s", threads,
+                        threads > 1 ? "s" : ""),
+        ms, png.size());
+  }
+
   // Decoding what the service itself writes (RGBA8, the default filter).
   encode({.threads = 1});
   const std::string own = png;

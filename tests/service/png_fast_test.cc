@@ -212,6 +212,29 @@ TEST(FastEncode, DefaultOptionsUseTheFastPathAndDecode) {
   EXPECT_EQ(*Decode(*reference, true), pixels);
 }
 
+TEST(FastEncode, OpaqueImagesAsRgb) {
+  for (bool sixteen : {false, true}) {
+    const uint32_t width = 123, height = 45;
+    std::vector<std::byte> pixels = PhotoLike(width, height, sixteen, 11);
+    const size_t bytes = sixteen ? 2 : 1;
+    for (size_t p = 0; p < size_t{width} * height; ++p) {
+      for (size_t b = 0; b < bytes; ++b) pixels[(p * 4 + 3) * bytes + b] = std::byte{0xff};
+    }
+    for (bool opaque : {true, false}) {
+      if (!opaque) pixels[(size_t{width} * 30 + 7) * 4 * bytes + 3 * bytes] = std::byte{0x10};
+      absl::StatusOr<std::string> png = EncodePng(
+          pixels, width, height, sixteen ? graph::PixelFormat::kRgba16 : graph::PixelFormat::kRgba8,
+          {.threads = 3, .opaque_as_rgb = true});
+      ASSERT_TRUE(png.ok()) << png.status();
+      absl::StatusOr<PngChunks> chunks = ParsePngChunks("out", AsBytes(*png));
+      ASSERT_TRUE(chunks.ok());
+      EXPECT_EQ(chunks->color_type, opaque ? 2 : 6) << sixteen;
+      EXPECT_EQ(*Decode(*png, false), pixels) << sixteen << opaque;
+      EXPECT_EQ(*Decode(*png, true), pixels) << sixteen << opaque;
+    }
+  }
+}
+
 TEST(FastEncode, TinyImages) {
   for (uint32_t width : {1u, 2u, 5u}) {
     for (uint32_t height : {1u, 3u}) {

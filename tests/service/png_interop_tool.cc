@@ -47,6 +47,7 @@ int Write(const std::string& dir) {
     PngRowFilter filter;
     int threads;
     int level;
+    bool opaque_as_rgb = false;
   } cases[] = {
       {"rgba8_paeth_1t", false, PngRowFilter::kPaeth, 1, 1},
       {"rgba8_sub_4t", false, PngRowFilter::kSub, 4, 1},
@@ -54,15 +55,27 @@ int Write(const std::string& dir) {
       {"rgba8_up_3t_level3", false, PngRowFilter::kUp, 3, 3},
       {"rgba16_paeth_1t", true, PngRowFilter::kPaeth, 1, 1},
       {"rgba16_adaptive_5t", true, PngRowFilter::kAdaptive, 5, 2},
+      {"opaque8_as_rgb_4t", false, PngRowFilter::kAdaptive, 4, 1, true},
+      {"opaque16_as_rgb_2t", true, PngRowFilter::kAdaptive, 2, 1, true},
   };
   uint32_t seed = 1;
   for (const Case& c : cases) {
     const uint32_t width = 211, height = 157;
-    const std::vector<std::byte> pixels = Pixels(width, height, c.sixteen, seed++);
+    std::vector<std::byte> pixels = Pixels(width, height, c.sixteen, seed++);
+    if (c.opaque_as_rgb) {  // alpha at its maximum everywhere: written as RGB
+      const size_t bytes = c.sixteen ? 2 : 1;
+      for (size_t p = 0; p < size_t{width} * height; ++p) {
+        for (size_t b = 0; b < bytes; ++b) pixels[(p * 4 + 3) * bytes + b] = std::byte{0xff};
+      }
+    }
     // Pieces of any size, so that even this image is split c.threads ways.
     absl::StatusOr<std::string> png = rgfx::service::EncodePngFast(
         pixels, width, height, c.sixteen,
-        {.isal_level = c.level, .filter = c.filter, .threads = c.threads, .min_piece_bytes = 1});
+        {.isal_level = c.level,
+         .filter = c.filter,
+         .threads = c.threads,
+         .min_piece_bytes = 1,
+         .opaque_as_rgb = c.opaque_as_rgb});
     if (!png.ok()) {
       std::fprintf(stderr, "%s: %s\n", c.name, png.status().ToString().c_str());
       return 1;
