@@ -138,16 +138,17 @@ bool ReadPixels(png_structp png, png_infop info, png_bytepp rows) {
   const int color_type = png_get_color_type(png, info);
   const int bit_depth = png_get_bit_depth(png, info);
   if (color_type == PNG_COLOR_TYPE_PALETTE) {
+    // One index per byte and no colour transformations: ExpandPalette.
     if (bit_depth < 8) png_set_packing(png);
   } else if (color_type == PNG_COLOR_TYPE_GRAY && bit_depth < 8) {
     png_set_expand_gray_1_2_4_to_8(png);
   }
-  if (color_type == PNG_COLOR_TYPE_PALETTE) {
-    // no colour transformations: indices
-  } else if (png_get_valid(png, info, PNG_INFO_tRNS)) {
-    png_set_tRNS_to_alpha(png);
-  } else if ((color_type & PNG_COLOR_MASK_ALPHA) == 0) {
-    png_set_add_alpha(png, bit_depth == 16 ? 0xffff : 0xff, PNG_FILLER_AFTER);
+  if (color_type != PNG_COLOR_TYPE_PALETTE) {
+    if (png_get_valid(png, info, PNG_INFO_tRNS)) {
+      png_set_tRNS_to_alpha(png);
+    } else if ((color_type & PNG_COLOR_MASK_ALPHA) == 0) {
+      png_set_add_alpha(png, bit_depth == 16 ? 0xffff : 0xff, PNG_FILLER_AFTER);
+    }
   }
   if (color_type == PNG_COLOR_TYPE_GRAY || color_type == PNG_COLOR_TYPE_GRAY_ALPHA) {
     png_set_gray_to_rgb(png);
