@@ -3,7 +3,7 @@
 // photograph-like image (or a PNG given with --png). Prints median
 // milliseconds over --runs and output sizes; asserts nothing about speed.
 //
-//   rgfx-codec-bench [--png photo.png] [--runs 15] [--max_threads 16]
+//   rgfx-codec-bench [--runs 15] [--max_threads 16] [photo.png | --png photo.png]
 //                    [--write_dir DIR]  (also writes the PNGs it made)
 #include <libdeflate.h>
 #include <isa-l/igzip_lib.h>
@@ -244,6 +244,10 @@ int Main() {
   uint32_t width = 0, height = 0;
   if (!absl::GetFlag(FLAGS_png).empty()) {
     std::ifstream file(absl::GetFlag(FLAGS_png), std::ios::binary);
+    if (!file) {
+      std::fprintf(stderr, "cannot read %s\n", absl::GetFlag(FLAGS_png).c_str());
+      return 1;
+    }
     std::stringstream buffer;
     buffer << file.rdbuf();
     input = buffer.str();
@@ -383,6 +387,12 @@ int Main() {
 }  // namespace rgfx
 
 int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
+  const std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  if (positional.size() == 2) {
+    absl::SetFlag(&FLAGS_png, positional[1]);  // rgfx-codec-bench photo.png
+  } else if (positional.size() > 2) {
+    std::fprintf(stderr, "usage: %s [flags] [photo.png]\n", argv[0]);
+    return 2;
+  }
   return rgfx::Main();
 }
