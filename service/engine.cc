@@ -119,6 +119,7 @@ absl::StatusOr<graph::RunResult> Engine::Run(int worker, const graph::CompiledGr
     result = executor.Run(graph, fill, consume, absl::Seconds(60), repeats);
     return result.status();
   }));
+  if (submission_listener_) submission_listener_(1);
   return result;
 }
 
@@ -130,6 +131,7 @@ absl::StatusOr<std::vector<graph::RunResult>> Engine::RunStaged(
     result = executor.RunStaged(graph, runs, absl::Seconds(60), repeats);
     return result.status();
   }));
+  if (submission_listener_) submission_listener_(static_cast<int>(runs.size()));
   return result;
 }
 

@@ -122,6 +122,12 @@ class Engine {
   // Validation messages since the last call (tests fail on any).
   std::vector<std::string> TakeValidationMessages();
 
+  // Called (from a worker thread) after every GPU submission that served
+  // requests, with how many it served (batching: more than one).
+  void set_submission_listener(std::function<void(int requests)> listener) {
+    submission_listener_ = std::move(listener);
+  }
+
   // Called (from a worker thread) when health changes.
   void set_health_listener(std::function<void(bool healthy)> listener) {
     health_listener_ = std::move(listener);
@@ -164,6 +170,7 @@ class Engine {
   absl::Notification stop_trimming_;
   std::thread trimmer_;
   std::function<void(bool)> health_listener_;
+  std::function<void(int)> submission_listener_;
 };
 
 }  // namespace rgfx::service

@@ -146,6 +146,11 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
         metrics.SetStagingMemoryBytes(i, memory.staging_bytes);
       }
     });
+    Metrics* metrics = server->metrics_.get();
+    for (int i = 0; i < server->devices_->size(); ++i) {
+      server->devices_->engine(i).set_submission_listener(
+          [metrics](int requests) { metrics->CountSubmission(requests); });
+    }
   }
   server->service_ = std::make_unique<PostProcessService>(*server->devices_, options.config,
                                                           options.max_stream_in_flight);

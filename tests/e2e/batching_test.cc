@@ -10,6 +10,7 @@
 
 #include "absl/time/clock.h"
 #include "tests/e2e/direct_client.h"
+#include "tests/e2e/prometheus_text.h"
 #include "tests/e2e/server_fixture.h"
 
 namespace rgfx::testing {
@@ -32,6 +33,7 @@ std::unique_ptr<service::Server> StartHeldServer(RunHold& hold) {
     options.config.max_batch = 8;
     options.config.batch_delay = absl::ZeroDuration();
     options.config.max_in_flight = 32;
+    options.metrics_listen = "127.0.0.1:0";
   });
 }
 
@@ -92,6 +94,14 @@ TEST(Batching, QueuedRequestsOfOneGraphShareASubmissionAndKeepTheirBytes) {
       EXPECT_EQ(calls[i].response.passes(p).has_gpu_ns(), alone[i].passes(p).has_gpu_ns());
     }
   }
+  // The metrics say the same: 13 requests (6 alone, the blocker, 6 batched)
+  // in 8 submissions, one of which served 6.
+  absl::StatusOr<Scrape> scrape = ScrapeMetrics(server->metrics_port());
+  ASSERT_TRUE(scrape.ok()) << scrape.status();
+  EXPECT_EQ(scrape->Sum("rgfx_requests_total", {{"code", "OK"}}), 13);
+  EXPECT_EQ(scrape->Sum("rgfx_gpu_submissions_total"), 8);
+  EXPECT_EQ(scrape->Sum("rgfx_gpu_batch_requests_count"), 8);
+  EXPECT_EQ(scrape->Sum("rgfx_gpu_batch_requests_sum"), 13);
   ExpectNoValidationMessages(*server);
 }
 
