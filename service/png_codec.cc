@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "service/png_chunks.h"
 #include "service/png_fast_decode.h"
@@ -210,6 +211,31 @@ absl::Status ExpandPalette(const std::string& image_name, png_structp png, png_i
   return absl::OkStatus();
 }
 
+// libpng allocates (and zeroes) a chunk's declared length before reading
+// it, so a 110-byte file claiming a 2 GB zTXt or sPLT costs 2 GB (found by
+// fuzzing: tests/fuzz/regressions/png_decode). Every chunk up to the first
+// IDAT, where png_read_info stops, must fit in the bytes that remain.
+// DecodePngInto's chunk walk does the same for the whole file.
+absl::Status CheckChunkLengthsBeforeIdat(const std::string& image_name,
+                                         std::span<const std::byte> png) {
+  const auto* data = reinterpret_cast<const uint8_t*>(png.data());
+  size_t pos = 8;
+  while (png.size() - pos >= 8) {
+    const uint32_t length = (uint32_t{data[pos]} << 24) | (uint32_t{data[pos + 1]} << 16) |
+                            (uint32_t{data[pos + 2]} << 8) | data[pos + 3];
+    const std::string type(reinterpret_cast<const char*>(data + pos + 4), 4);
+    if (type == "IDAT" || type == "IEND") break;
+    if (png.size() - pos < 12 || length > png.size() - pos - 12) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "image '", image_name, "': invalid PNG: truncated: chunk ", absl::CEscape(type),
+          " declares ", length, " bytes but only ", png.size() - pos - 8,
+          " remain in the file"));
+    }
+    pos += 12 + size_t{length};
+  }
+  return absl::OkStatus();  // what is left is libpng's to judge
+}
+
 }  // namespace
 
 absl::Status CheckPixelLimit(const std::string& image_name, uint32_t width, uint32_t height,
@@ -235,6 +261,7 @@ absl::StatusOr<PngInfo> ReadPngHeader(const std::string& image_name, std::span<c
         absl::StrCat("image '", image_name, "': not a PNG file (bad signature, ", png.size(),
                      " bytes); use a raw encoding for pixel arrays"));
   }
+  if (absl::Status s = CheckChunkLengthsBeforeIdat(image_name, png); !s.ok()) return s;
   ErrorSink sink;
   MemoryReader reader{bytes, png.size(), 0};
   ReadStruct read(sink, reader);

@@ -1,6 +1,8 @@
 // Issue 10: what the PNG specification calls an error is refused with
 // InvalidArgument naming the image, by the fast path and by libpng alike,
 // even where libpng on its own would decode the file.
+#include <sys/resource.h>
+
 #include <string>
 #include <vector>
 
@@ -194,6 +196,27 @@ TEST(PngStrict, UnknownAncillaryChunkAndBadAncillaryCrcAreFine) {
   ExpectDecodes(png);
   png[8 + 25 + 8 + 8] ^= 1;  // the ancillary chunk's CRC: libpng skips it too
   ExpectDecodes(png);
+}
+
+long MaxRssKib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+TEST(PngStrict, DeclaredChunkLengthsCostNoMemory) {
+  // libpng allocates and zeroes a chunk's declared length before reading it:
+  // a 2 GB zTXt (or sPLT) in a 100-byte file cost 2 GB in ReadPngHeader.
+  for (const char* type : {"zTXt", "sPLT", "iCCP"}) {
+    std::string png = BuildPng({{"IHDR", IhdrData(4, 2, 8, 0)}});
+    png += std::string("\x7f\xf0\x00\x00", 4) + type + std::string(40, 'x');
+    png += BuildPng({{"IDAT", GreyRows()}, {"IEND", ""}}).substr(8);
+    const long before = MaxRssKib();
+    const absl::Status s = Decode(png, true);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+    EXPECT_THAT(std::string(s.message()), HasSubstr("declares 2146435072 bytes")) << type;
+    EXPECT_LT(MaxRssKib() - before, 64 << 10) << type << ": the peak memory grew";
+  }
 }
 
 }  // namespace
