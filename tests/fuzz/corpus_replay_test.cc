@@ -23,6 +23,7 @@ struct Input {
   std::string target;
   fs::path path;
 };
+void PrintTo(const Input& input, std::ostream* os) { *os << input.path.string(); }
 
 std::vector<Input> Inputs(const char* kind) {
   std::vector<Input> inputs;

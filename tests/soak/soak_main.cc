@@ -322,6 +322,23 @@ int Run(const char* argv0) {
   std::atomic<bool> idle{false};
   const Clock::time_point start = Clock::now();
   const Clock::time_point end = start + std::chrono::seconds(duration_s);
+  // /metrics may be slow under load: scraped on its own thread so it never
+  // delays the RSS samples; a sample takes the latest figure if it is fresh.
+  std::atomic<double> latest_gpu{-1};
+  std::atomic<int64_t> latest_gpu_ms{0};
+  const auto ms_since_start = [&start] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+  };
+  std::thread scraper([&] {
+    while (gpu_skip.empty() && !stop_sampling) {
+      absl::StatusOr<double> g = ScrapeMetric(metrics, kGpuMetric);
+      if (g.ok()) {
+        latest_gpu = *g;
+        latest_gpu_ms = ms_since_start();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(absl::GetFlag(FLAGS_sample_ms)));
+    }
+  });
   std::thread sampler([&] {
     int64_t last_completed = 0;
     Clock::time_point last = start;
@@ -335,9 +352,8 @@ int Run(const char* argv0) {
         s.rss_kib = ResidentKib(pid);
         s.fds = OpenFds(pid);
       }
-      if (gpu_skip.empty()) {
-        absl::StatusOr<double> g = ScrapeMetric(metrics, kGpuMetric);
-        if (g.ok()) s.gpu_bytes = *g;
+      if (ms_since_start() - latest_gpu_ms <= 2 * absl::GetFlag(FLAGS_sample_ms)) {
+        s.gpu_bytes = latest_gpu;
       }
       s.completed = soak.tally().completed;
       s.requests_per_s = (s.completed - last_completed) /
@@ -358,6 +374,7 @@ int Run(const char* argv0) {
   std::this_thread::sleep_for(std::chrono::seconds(idle_s));
   stop_sampling = true;
   sampler.join();
+  scraper.join();
 
   int exit_status = 0;
   bool clean_exit = true;

@@ -17,7 +17,8 @@ TEST(SvgChart, NiceTicksAreRoundSteps) {
     return ::testing::Pointwise(::testing::DoubleNear(1e-9), v);
   };
   EXPECT_THAT(NiceTicks(0, 100, 5), is({0, 20, 40, 60, 80, 100}));
-  EXPECT_THAT(NiceTicks(0, 0.9, 4), is({0, 0.2, 0.4, 0.6, 0.8}));
+  EXPECT_THAT(NiceTicks(0, 0.8, 4), is({0, 0.2, 0.4, 0.6, 0.8}));
+  EXPECT_THAT(NiceTicks(0, 0.9, 4), is({0, 0.5}));  // ticks stay inside the range
   // An empty range widens to one unit.
   EXPECT_THAT(NiceTicks(5, 5, 4), is({5, 5.5, 6}));
 }

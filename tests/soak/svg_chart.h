@@ -37,7 +37,7 @@ struct Chart {
 // A complete SVG document, `width` pixels wide, each panel `panel_height` high.
 std::string RenderSvg(const Chart& chart, int width = 900, int panel_height = 260);
 
-// "Nice" axis ticks covering [lo, hi]: 1, 2 or 5 times a power of ten apart.
+// "Nice" axis ticks inside [lo, hi]: multiples of 1, 2 or 5 times a power of ten.
 std::vector<double> NiceTicks(double lo, double hi, int target_count = 6);
 
 }  // namespace rgfx::soak
