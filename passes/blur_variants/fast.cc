@@ -12,8 +12,6 @@
 #include "passes/pass_util.h"
 #include "kGaussianBlurFastF16.h"
 #include "kGaussianBlurFastF32.h"
-#include "kGaussianBlurFastUnrolledF16.h"
-#include "kGaussianBlurFastUnrolledF32.h"
 
 namespace rgfx::passes {
 namespace {
@@ -23,7 +21,6 @@ using graph::StepResource;
 constexpr uint32_t kFastOutputs = 8;         // outputs per invocation
 constexpr uint32_t kFastRowGroup = 64;       // invocations per row segment
 constexpr uint32_t kFastColumnGroup = 64;    // adjacent columns per workgroup
-constexpr int kFastMaxUnrolledRadius = 128;  // GPUs: [[unroll]] up to here
 
 // Must match the push_constant block of gaussian_blur_fast.comp.
 struct FastPush {
@@ -41,10 +38,10 @@ class FastBlur final : public BlurVariant {
   std::string Note() const override {
     return "fast: every tap (exact up to float rounding), weights precomputed in double, 8 "
            "consecutive outputs per invocation from a sliding window (each read feeds up to 8 "
-           "multiply-adds), the radius a specialization constant (GPUs: loops unrolled up to "
-           "radius 128); rows staged with their halo in shared memory when 512 + 2·radius pixels "
+           "multiply-adds; blocks of 8 pixels share 15 weights from shared memory); rows staged with their halo in shared memory when 512 + 2·radius pixels "
            "fit, columns (and longer halos) read along the memory's fast axis by one invocation "
-           "per column; no transposes, no limit on radius or line length";
+           "per column; no transposes, no limit on line length; the zero-padded weights must fit the "
+           "shared memory too (radius <= 4079 with 32 KB): INVALID_ARGUMENT beyond";
   }
 
   absl::Status Plan(const BlurConfig& config, graph::PassPlan& plan,
@@ -69,17 +66,29 @@ class FastBlur final : public BlurVariant {
     } else {
       plan.steps.push_back({axes[0].label, {StepResource::Input(0)}, {StepResource::Output(0)}});
     }
+    // Shared memory: the weights W(k), |k| <= R + 16 (fp32), then the row tile.
+    const uint64_t weight_bytes = (2 * (uint64_t(config.radius) + 2 * kFastOutputs) + 1) * 4;
+    const uint64_t shared = config.caps.max_compute_shared_memory_bytes;
+    if (weight_bytes > shared) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "pass '", config.pass_name, "': variant fast: radius ", config.radius, " needs ",
+          weight_bytes, " bytes of weights in shared memory, more than the ", shared,
+          " bytes of ", config.caps.name, "; radius <= ", (shared / 4 - 1) / 2 - 2 * kFastOutputs,
+          " here, or use variant large_radius, tuned or exact"));
+    }
     const uint32_t pixel_bytes = config.working == graph::PixelFormat::kRgba32F ? 16 : 8;
-    const uint32_t shared_pixels = config.caps.max_compute_shared_memory_bytes / pixel_bytes;
+    const uint32_t shared_pixels = static_cast<uint32_t>((shared - weight_bytes) / pixel_bytes);
     for (const Axis& a : axes) {
       StepKernel k;
       k.layout = a.layout;
       const uint32_t radius = static_cast<uint32_t>(config.radius);
       const uint32_t group = std::min(kFastRowGroup, config.caps.max_workgroup_invocations);
       const uint32_t need = group * kFastOutputs + 2 * radius;
-      if (a.layout.in_pixel_stride == 1 && need <= shared_pixels) {
-        const uint32_t capacity = (need + 63) / 64 * 64;  // radii share pipelines
-        k.spec.values = {group, radius, 0, std::min(capacity, shared_pixels), kFastOutputs};
+      if (a.layout.in_pixel_stride == 1 && need <= shared_pixels / kFastOutputs * kFastOutputs) {
+        // Radii share pipelines; the shader rounds up to whole 8-pixel rows.
+        const uint32_t capacity =
+            std::min((need + 63) / 64 * 64, shared_pixels / kFastOutputs * kFastOutputs);
+        k.spec.values = {group, radius, 0, capacity, kFastOutputs};
         k.groups_x = DivideRoundingUp(a.layout.n, group * kFastOutputs);
         k.groups_y = a.layout.lines;
         k.details = absl::StrCat("row segments of ", group * kFastOutputs, " px + halo 2x",
@@ -107,13 +116,9 @@ class FastBlur final : public BlurVariant {
     const LineLayout& l = k.layout;
     const FastPush push{l.n, l.lines, l.in_line_stride, l.in_pixel_stride,
                         prepared.config.border};
-    const bool unrolled = ctx.caps().type != "cpu" && prepared.config.radius <= kFastMaxUnrolledRadius;
     const gpu::ShaderCode shader =
-        unrolled ? WorkingShader(ctx.working_format(), "gaussian_blur_fast_unrolled",
-                                 kGaussianBlurFastUnrolledF16, kGaussianBlurFastUnrolledF32, 3,
-                                 sizeof(FastPush))
-                 : WorkingShader(ctx.working_format(), "gaussian_blur_fast", kGaussianBlurFastF16,
-                                 kGaussianBlurFastF32, 3, sizeof(FastPush));
+        WorkingShader(ctx.working_format(), "gaussian_blur_fast", kGaussianBlurFastF16,
+                      kGaussianBlurFastF32, 3, sizeof(FastPush));
     const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(0)};
     return ctx.Dispatch(shader, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
   }

@@ -178,12 +178,13 @@ class LargeRadiusBlur final : public BlurVariant {
     for (const AxisLayout& a : axes) {
       StepKernel k;
       k.layout = {a.n, a.lines, a.line_stride, a.pixel_stride, a.line_stride, a.pixel_stride};
-      // Prefix sums: rows (pixel stride 1) one line per workgroup, up to 256
-      // segments of ≥ 8 px; columns 32 adjacent lines per workgroup (their
-      // reads coalesce) times up to 8 segments of ≥ 16 px.
+      // Prefix sums: rows (pixel stride 1) one line per workgroup, up to 1024
+      // segments of ≥ 8 px; columns 16 adjacent lines per workgroup (16
+      // RGBA16F pixels fill a 128-byte line: their reads coalesce) times up
+      // to 64 segments of ≥ 16 px, so a 1080p image has ~100k invocations.
       const bool rows = a.pixel_stride == 1;
-      const uint32_t max_group = std::min(256u, config.caps.max_workgroup_invocations);
-      uint32_t lanes = rows ? 1 : std::min(32u, max_group);
+      const uint32_t max_group = std::min(1024u, config.caps.max_workgroup_invocations);
+      uint32_t lanes = rows ? 1 : std::min(16u, max_group);
       uint32_t segments = 1;
       const uint32_t min_segment = rows ? 8 : 16;
       while (segments * 2 * lanes <= max_group && segments * 2 <= config.caps.max_workgroup_size[1] &&

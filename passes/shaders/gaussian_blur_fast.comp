@@ -4,10 +4,11 @@
 // gaussian_blur "fast": every tap (exact), weights precomputed in double on
 // the host (binding 2), kOutputs consecutive outputs per invocation from a
 // sliding window: each pixel read feeds up to kOutputs multiply-adds, so
-// reads per output drop from 2R+1 to (kOutputs + 2R) / kOutputs. The radius
-// is a specialization constant, so the driver sees constant trip counts and
-// may unroll. No transposes: both axes read and write along the memory's
-// fast axis.
+// reads per output drop from 2R+1 to (kOutputs + 2R) / kOutputs, and each
+// block of 8 pixels needs 15 weights (shared memory, a broadcast) for 64
+// vec4 multiply-adds, with no index the compiler must resolve by unrolling.
+// The radius is a specialization constant (it sizes the shared arrays). No
+// transposes: both axes read and write along the memory's fast axis.
 // kPath 0 (rows): a workgroup stages a segment of a row plus a halo of R
 //   pixels each side in shared memory (coalesced loads), each invocation
 //   blurs kOutputs consecutive pixels from it.
@@ -15,15 +16,6 @@
 //   invocation x takes line x (adjacent columns are adjacent in memory, so a
 //   subgroup's reads coalesce) and walks kOutputs pixels of it, reading the
 //   window straight from memory (the caches serve the overlap).
-// Built twice per working format: with FAST_UNROLL the window loops carry
-// [[unroll]], so a driver that specialises the radius emits straight-line
-// code with the weights in registers (the host uses it on GPUs for radii up
-// to kFastMaxUnrolledRadius; a CPU driver would drown in the code).
-#ifdef FAST_UNROLL
-#define UNROLL [[unroll]]
-#else
-#define UNROLL
-#endif
 #include "shader_interface.h"
 #include "working_format.glsl"
 #include "border.glsl"
@@ -46,9 +38,16 @@ WORKING_BUFFER(0, readonly, src);
 WORKING_BUFFER(1, writeonly, dst);
 layout(std430, binding = 2) readonly buffer WeightsBlock { float weights[]; };  // [0..R]
 
-shared WORKING_PIXEL tile[kCapacity];
+// Segment pixel j is stored at (j mod 8)·kStride + j / 8: invocation i reads
+// pixel 8i + t, so a subgroup's reads land on consecutive words (no bank
+// conflicts) where the plain layout would put them 8 pixels apart.
+const int kStride = (kCapacity + kOutputs - 1) / kOutputs;
+shared WORKING_PIXEL tile[kStride * kOutputs];
+
+int Swizzle(int j) { return (j % kOutputs) * kStride + j / kOutputs; }
 
 vec4 Tile(int j) {
+  j = Swizzle(j);
 #ifdef WORKING_F32
   return tile[j];
 #else
@@ -61,7 +60,43 @@ vec4 Direct(uint base, int i) {
   return j < 0 ? vec4(0.0) : LOAD_PIXEL(src, base + uint(j) * pc.pixel_stride);
 }
 
+// The kernel's weights, zero-padded by 2·kOutputs each side (a block reads
+// up to R + 2·kOutputs − 2): W(k) = 0 beyond R.
+const int kPad = 2 * kOutputs;
+shared float weight_pad[2 * (kRadius + kPad) + 1];
+float W(int k) { return weight_pad[k + kRadius + kPad]; }
+
+// Window pixels t0..t0+7 (kOutputs = 8) against the 8 outputs: output j
+// meets pixel t under tap t − R − j, so a block needs only the 15 weights
+// W(t0 − R − 7) .. W(t0 − R + 7), loaded once (the same for every
+// invocation: a broadcast) and reused for 64 multiply-adds. No weight index
+// depends on a loop counter the compiler must unroll.
+#define BLOCK(FETCH)                                                     \
+  for (int t0 = 0; t0 < kOutputs + 2 * kRadius; t0 += kOutputs) {       \
+    float w[2 * kOutputs - 1];                                           \
+    [[unroll]] for (int d = 0; d < 2 * kOutputs - 1; ++d) {              \
+      w[d] = W(t0 - kRadius + d - (kOutputs - 1));                       \
+    }                                                                    \
+    [[unroll]] for (int u = 0; u < kOutputs; ++u) {                      \
+      vec4 v = FETCH(t0 + u);                                            \
+      [[unroll]] for (int j = 0; j < kOutputs; ++j) {                    \
+        acc[j] += w[u - j + kOutputs - 1] * v;                           \
+      }                                                                  \
+    }                                                                    \
+  }
+
+int tile_c, tile_count;
+uint line_base;
+int line_first;
+vec4 FetchTile(int t) { return Tile(min(tile_c + t, tile_count - 1)); }
+vec4 FetchDirect(int t) { return Direct(line_base, line_first - kRadius + t); }
+
 void main() {
+  for (int i = int(gl_LocalInvocationIndex); i < 2 * (kRadius + kPad) + 1;
+       i += int(gl_WorkGroupSize.x)) {
+    int k = abs(i - kRadius - kPad);
+    weight_pad[i] = k <= kRadius ? weights[k] : 0.0;
+  }
   vec4 acc[kOutputs];
   for (int j = 0; j < kOutputs; ++j) acc[j] = vec4(0.0);
   uint line, base;
@@ -74,34 +109,24 @@ void main() {
     int count = min(span, int(pc.n) - start) + 2 * kRadius;
     for (int j = int(gl_LocalInvocationIndex); j < count; j += int(gl_WorkGroupSize.x)) {
       int i = BorderIndex(start - kRadius + j, int(pc.n), pc.border);
-      tile[j] = i < 0 ? WORKING_PIXEL(0) : src[base + uint(i) * pc.pixel_stride];
+      tile[Swizzle(j)] = i < 0 ? WORKING_PIXEL(0) : src[base + uint(i) * pc.pixel_stride];
     }
     barrier();
     first = start + int(gl_LocalInvocationIndex) * kOutputs;
     if (first >= int(pc.n)) return;
-    int c = first - start;  // tile index of first − R
-    // Window pixel t (tile c + t, line position first − R + t) meets output
-    // j under tap t − R − j.
-    UNROLL for (int t = 0; t < kOutputs + 2 * kRadius; ++t) {
-      vec4 v = Tile(min(c + t, count - 1));
-      [[unroll]] for (int j = 0; j < kOutputs; ++j) {
-        int k = t - kRadius - j;
-        if (k >= -kRadius && k <= kRadius) acc[j] += weights[abs(k)] * v;
-      }
-    }
+    tile_c = first - start;  // tile index of first − R
+    tile_count = count;
+    BLOCK(FetchTile)
   } else {
+    barrier();  // the weights
     line = gl_GlobalInvocationID.x;
     if (line >= pc.lines) return;
     base = line * pc.line_stride;
     first = int(gl_GlobalInvocationID.y) * kOutputs;
     if (first >= int(pc.n)) return;
-    UNROLL for (int t = 0; t < kOutputs + 2 * kRadius; ++t) {
-      vec4 v = Direct(base, first - kRadius + t);
-      [[unroll]] for (int j = 0; j < kOutputs; ++j) {
-        int k = t - kRadius - j;
-        if (k >= -kRadius && k <= kRadius) acc[j] += weights[abs(k)] * v;
-      }
-    }
+    line_base = base;
+    line_first = first;
+    BLOCK(FetchDirect)
   }
   for (int j = 0; j < kOutputs; ++j) {
     if (first + j < int(pc.n)) STORE_PIXEL(dst, base + uint(first + j) * pc.pixel_stride, acc[j]);
