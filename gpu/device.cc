@@ -90,25 +90,13 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(Instance& instance,
   RGFX_ASSIGN_OR_RETURN(const int chosen, ChooseDevice(candidates, options.override_spec));
   VkPhysicalDevice physical = physicals[chosen];
   // What rgfx cannot run without, named so an operator knows what to change.
-  // Timestamps are optional (timings are then reported as absent).
-  if (!candidates[chosen].has_compute_queue) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "device '", candidates[chosen].name, "' has no compute queue, which rgfx requires; "
-        "choose another with --device"));
-  }
   VkPhysicalDeviceProperties basic;
   vkGetPhysicalDeviceProperties(physical, &basic);
-  if (basic.apiVersion < VK_API_VERSION_1_2) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "device '", candidates[chosen].name, "' supports Vulkan ", VersionString(basic.apiVersion),
-        "; rgfx requires Vulkan 1.2 (update the driver or choose another device with --device)"));
-  }
-  if (!HasExtension(physical, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "device '", candidates[chosen].name, "' lacks push descriptors (",
-        VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME, "), which rgfx requires: every pass binds its "
-        "buffers with them. Update the driver or choose another device with --device"));
-  }
+  RGFX_RETURN_IF_ERROR(CheckDeviceSupport(
+      {.name = candidates[chosen].name,
+       .api_version = basic.apiVersion,
+       .has_compute_queue = candidates[chosen].has_compute_queue,
+       .push_descriptors = HasExtension(physical, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME)}));
 
   std::unique_ptr<Device> self(new Device(instance));
   self->physical_ = physical;

@@ -32,6 +32,27 @@ std::string ListCandidates(const std::vector<DeviceCandidate>& candidates) {
 
 }  // namespace
 
+absl::Status CheckDeviceSupport(const DeviceSupport& device) {
+  constexpr uint32_t kVulkan12 = (1u << 22) | (2u << 12);  // VK_API_VERSION_1_2
+  const std::string what = absl::StrCat("device '", device.name, "' ");
+  if (!device.has_compute_queue) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        what, "has no compute queue, which rgfx requires; choose another with --device"));
+  }
+  if (device.api_version < kVulkan12) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        what, "supports Vulkan ", device.api_version >> 22, ".", (device.api_version >> 12) & 0x3ff,
+        "; rgfx requires Vulkan 1.2 (update the driver or choose another device with --device)"));
+  }
+  if (!device.push_descriptors) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        what, "lacks push descriptors (VK_KHR_push_descriptor), which rgfx requires: every "
+        "pass binds its buffers with them. Update the driver or choose another device with "
+        "--device"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<int> ChooseDevice(const std::vector<DeviceCandidate>& candidates,
                                  const std::string& override_spec) {
   if (candidates.empty()) {

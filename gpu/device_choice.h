@@ -4,6 +4,7 @@
 // (lavapipe); an override picks by index ("1") or by name substring ("H100").
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,19 @@ struct DeviceCandidate {
   std::string type;  // "discrete", "integrated", "virtual", "cpu", "other"
   bool has_compute_queue = true;
 };
+
+// What rgfx cannot run without, as a device reports it.
+struct DeviceSupport {
+  std::string name;
+  uint32_t api_version = 0;       // VK_MAKE_API_VERSION
+  bool has_compute_queue = false;
+  bool push_descriptors = false;  // VK_KHR_push_descriptor
+};
+
+// OK, or FAILED_PRECONDITION naming the first missing requirement (compute
+// queue, Vulkan 1.2, push descriptors) and what to do. GPU timestamps are not
+// required (timings are then absent).
+absl::Status CheckDeviceSupport(const DeviceSupport& device);
 
 // Returns the index of the chosen candidate. An override that matches nothing
 // is an error listing the devices there are.

@@ -76,6 +76,25 @@ TEST(DevicesChoice, ListOfIndicesAndNames) {
   EXPECT_EQ(*ChooseDevices(kDevices, "0,0"), (std::vector<int>{0, 0}));
 }
 
+TEST(DeviceSupportCheck, NamesTheMissingRequirement) {
+  const uint32_t v12 = (1u << 22) | (2u << 12), v11 = (1u << 22) | (1u << 12);
+  EXPECT_TRUE(CheckDeviceSupport({"gpu", v12, true, true}).ok());
+  const absl::Status no_queue = CheckDeviceSupport({"gfx", v12, false, true});
+  EXPECT_EQ(no_queue.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(no_queue.message(), HasSubstr("'gfx' has no compute queue"));
+  EXPECT_THAT(CheckDeviceSupport({"old", v11, true, true}).message(),
+              HasSubstr("'old' supports Vulkan 1.1; rgfx requires Vulkan 1.2"));
+  EXPECT_THAT(CheckDeviceSupport({"bare", v12, true, false}).message(),
+              HasSubstr("'bare' lacks push descriptors (VK_KHR_push_descriptor)"));
+}
+
+TEST(DevicesChoice, NoDeviceSaysWhereToLook) {
+  const absl::StatusOr<int> none = ChooseDevice({}, "");
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(none.status().message(), HasSubstr("no Vulkan device found"));
+  EXPECT_THAT(none.status().message(), HasSubstr("NVIDIA_DRIVER_CAPABILITIES"));
+}
+
 TEST(DevicesChoice, BadEntriesAreNamed) {
   EXPECT_THAT(ChooseDevices(kDevices, "0,7").status().message(), HasSubstr("--device=7"));
   EXPECT_THAT(ChooseDevices(kDevices, "0,,1").status().message(), HasSubstr("empty entry"));
