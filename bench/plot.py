@@ -17,6 +17,12 @@ COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e
            "#7f7f7f", "#17becf"]
 
 
+def nice_step(raw):
+    """1, 2 or 5 times a power of ten, at least `raw`."""
+    e = 10 ** math.floor(math.log10(raw)) if raw > 0 else 1
+    return next(m * e for m in (1, 2, 5, 10) if m * e >= raw)
+
+
 def chart(title, xlabel, ylabel, series, path, logx=True, logy=True):
     """series: {name: [(x, y), ...]}; dashed when the name starts with '~'."""
     W, H, L, R, T, B = 760, 460, 70, 190, 40, 50
@@ -29,6 +35,8 @@ def chart(title, xlabel, ylabel, series, path, logx=True, logy=True):
     y0, y1 = min(fy(p[1]) for p in pts), max(fy(p[1]) for p in pts)
     if logy:
         y0, y1 = math.floor(y0), math.ceil(y1)
+    else:
+        y0 = min(y0, 0)
     x1 = x1 if x1 > x0 else x0 + 1
     y1 = y1 if y1 > y0 else y0 + 1
     sx = lambda v: L + (fx(v) - x0) / (x1 - x0) * (W - L - R)
@@ -47,6 +55,14 @@ def chart(title, xlabel, ylabel, series, path, logx=True, logy=True):
             y = H - B - (e - y0) / (y1 - y0) * (H - T - B)
             o.append(f'<line x1="{L}" y1="{y}" x2="{W - R}" y2="{y}" stroke="#ddd"/>')
             o.append(f'<text x="{L - 4}" y="{y + 4}" text-anchor="end">{10 ** e:g}</text>')
+    else:
+        step = nice_step((y1 - y0) / 5)
+        v = math.ceil(y0 / step) * step
+        while v <= y1 + 1e-9:
+            y = sy(v)
+            o.append(f'<line x1="{L}" y1="{y}" x2="{W - R}" y2="{y}" stroke="#ddd"/>')
+            o.append(f'<text x="{L - 4}" y="{y + 4}" text-anchor="end">{v:g}</text>')
+            v += step
     xs = sorted({p[0] for p in pts})
     for x in xs:
         o.append(f'<text x="{sx(x)}" y="{H - B + 14}" text-anchor="middle">{x:g}</text>')

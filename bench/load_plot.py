@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Service throughput report from `rgfx load --format json` files (what
+scripts/gpu/throughput writes): medians over the runs of each configuration,
+a Markdown table on stdout and two SVG charts (standard library only):
+  throughput.svg  requests/s against callers
+  latency.svg     client p50 and p99 against callers
+Usage: python3 bench/load_plot.py OUT_DIR RESULTS_DIR
+RESULTS_DIR holds png-sweep-N.json (a --sweep each) and raw-c32-N.json /
+copy-c32-N.json (one run each); N numbers the repetitions.
+"""
+import collections
+import glob
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot import chart  # noqa: E402
+
+
+def runs_of(path):
+    with open(path) as f:
+        doc = json.load(f)
+    return doc["runs"] if "runs" in doc else [doc]
+
+
+def median(values):
+    return statistics.median(values) if values else float("nan")
+
+
+def summarize(runs):
+    """The median over repetitions of each figure of one configuration."""
+    stage = lambda r, s: r["server_stages_ms"].get(s, {}).get("p50", float("nan"))
+    out = {
+        "runs": len(runs),
+        "rate": median([r["rate"] for r in runs]),
+        "rates": [r["rate"] for r in runs],
+        "p50": median([r["latency_ms"]["p50"] for r in runs]),
+        "p99": median([r["latency_ms"]["p99"] for r in runs]),
+        "ok": sum(r["ok"] for r in runs),
+        "count": sum(r["count"] for r in runs),
+        "codes": collections.Counter(),
+    }
+    for r in runs:
+        out["codes"].update(r["codes"])
+    for s in ("queue", "decode", "upload", "gpu", "download", "encode", "total"):
+        out[s] = median([stage(r, s) for r in runs])
+    passes = collections.defaultdict(list)
+    for r in runs:
+        for name, dist in r.get("pass_gpu_ms", {}).items():
+            passes[name].append(dist["p50"])
+    out["passes"] = {name: median(v) for name, v in passes.items()}
+    return out
+
+
+def main():
+    out_dir, results = sys.argv[1], sys.argv[2]
+    os.makedirs(out_dir, exist_ok=True)
+    by_callers = collections.defaultdict(list)
+    for path in sorted(glob.glob(f"{results}/png-sweep-*.json")):
+        for r in runs_of(path):
+            by_callers[r["concurrency"]].append(r)
+    sweep = {c: summarize(rs) for c, rs in sorted(by_callers.items())}
+    print("PNG in, PNG out (median of the runs at each point; ms are medians of per-request p50s)\n")
+    print("| callers | requests/s (runs) | p50 ms | p99 ms | server queue | decode | upload "
+          "| GPU | download | encode | statuses |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for c, s in sweep.items():
+        rates = ", ".join(f"{x:.0f}" for x in s["rates"])
+        codes = " ".join(f"{k}:{v}" for k, v in sorted(s["codes"].items()))
+        print(f"| {c} | **{s['rate']:.0f}** ({rates}) | {s['p50']:.1f} | {s['p99']:.1f} "
+              f"| {s['queue']:.2f} | {s['decode']:.1f} | {s['upload']:.2f} | {s['gpu']:.3f} "
+              f"| {s['download']:.2f} | {s['encode']:.1f} | {codes} |")
+    print("\nGPU time per pass (median of per-request p50, ms):\n")
+    names = sorted({n for s in sweep.values() for n in s["passes"]})
+    print("| callers | " + " | ".join(names) + " |")
+    print("|---:|" + "---:|" * len(names))
+    for c, s in sweep.items():
+        print(f"| {c} | " + " | ".join(f"{s['passes'].get(n, float('nan')):.3f}" for n in names) + " |")
+    raw = summarize([r for p in sorted(glob.glob(f"{results}/raw-c32-*.json")) for r in runs_of(p)])
+    copy = summarize([r for p in sorted(glob.glob(f"{results}/copy-c32-*.json")) for r in runs_of(p)])
+    if raw["runs"] and copy["runs"]:
+        print("\nRaw RGBA8 in and out, 32 callers:\n")
+        print("| graph | requests/s (runs) | p50 ms | p99 ms | server GPU ms | statuses |")
+        print("|---|---|---:|---:|---:|---|")
+        for name, s in (("blur r=64", raw), ("copy (transport floor)", copy)):
+            rates = ", ".join(f"{x:.0f}" for x in s["rates"])
+            codes = " ".join(f"{k}:{v}" for k, v in sorted(s["codes"].items()))
+            print(f"| {name} | **{s['rate']:.0f}** ({rates}) | {s['p50']:.1f} | {s['p99']:.1f} "
+                  f"| {s['gpu']:.3f} | {codes} |")
+        print(f"\nblur / copy throughput: {copy['rate'] / raw['rate']:.2f}x slower than the floor")
+    xs = list(sweep)
+    chart("rgfx PNG in, PNG out (1080p photo, blur r=64): throughput", "callers",
+          "requests/s", {"PNG → PNG": [(c, sweep[c]["rate"]) for c in xs]},
+          f"{out_dir}/throughput.svg", logx=True, logy=False)
+    chart("rgfx PNG in, PNG out (1080p photo, blur r=64): client latency", "callers", "ms",
+          {"p50": [(c, sweep[c]["p50"]) for c in xs], "p99": [(c, sweep[c]["p99"]) for c in xs]},
+          f"{out_dir}/latency.svg", logx=True, logy=False)
+
+
+if __name__ == "__main__":
+    main()
