@@ -12,6 +12,7 @@
 #include "absl/time/time.h"
 #include "graph/image_format.h"
 #include "service/log.h"
+#include "service/malloc_arenas.h"
 #include "service/memory_budget.h"
 #include "service/server.h"
 
@@ -81,6 +82,9 @@ ABSL_FLAG(uint64_t, gpu_memory_budget_mb, 0,
           "one worker's share is refused (0 = 3/4 of the largest device-local heap)");
 ABSL_FLAG(int, memory_idle_release_s, 60,
           "staging and transient GPU memory unused for this long is given back (0: never)");
+ABSL_FLAG(int, malloc_arenas, 2,
+          "most glibc malloc arenas (0: glibc's default of 8 per core, whose resident memory "
+          "creeps up under sustained load; see docs/RELIABILITY.md)");
 ABSL_FLAG(int, cpu_threads, 0, "decode/encode threads; 0 = one per core");
 ABSL_FLAG(bool, validation, false, "Vulkan validation layer (with synchronization validation)");
 ABSL_FLAG(std::string, log_format, "text", "text or json (one object per line)");
@@ -102,6 +106,12 @@ int Fail(const std::string& message) {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("rgfx-server: GPU post-processing over gRPC (rgfx.v1.PostProcess)");
   absl::ParseCommandLine(argc, argv);
+  // Before any other thread exists (arenas made earlier would stay).
+  if (const int arenas = absl::GetFlag(FLAGS_malloc_arenas); arenas != 0) {
+    if (absl::Status capped = rgfx::service::LimitMallocArenas(arenas); !capped.ok()) {
+      return Fail(absl::StrCat("--malloc_arenas: ", capped.message()));
+    }
+  }
 
   const std::string log_format = absl::GetFlag(FLAGS_log_format);
   if (log_format != "text" && log_format != "json") return Fail("--log_format must be text or json");
