@@ -111,16 +111,21 @@ TEST(Shutdown, DrainsRequestInFlightAndRefusesNewOnes) {
     shut_down.Notify();
   });
   // New clients are refused once shutdown has begun; until then they may
-  // still be served (the other worker is free).
+  // still be served (the other worker is free). Refused is UNAVAILABLE, or
+  // CANCELLED for a call that reached the server just as shutdown began and
+  // was not yet matched to a handler: gRPC core fails those calls with
+  // CANCELLED (grpc/grpc#41785), which the sanitizer builds' timing hits.
   const v1::ProcessRequest small = RequestFromJson(kBlurGraph, SamplePng(8, 8));
   grpc::Status probe;
   const absl::Time give_up = absl::Now() + absl::Seconds(20);
   do {
     probe = Process(port, small, absl::Seconds(5)).status;
-    ASSERT_THAT(probe.error_code(), AnyOf(grpc::StatusCode::OK, grpc::StatusCode::UNAVAILABLE))
+    ASSERT_THAT(probe.error_code(), AnyOf(grpc::StatusCode::OK, grpc::StatusCode::UNAVAILABLE,
+                                          grpc::StatusCode::CANCELLED))
         << probe.error_message();
   } while (probe.ok() && absl::Now() < give_up);
-  EXPECT_EQ(probe.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_THAT(probe.error_code(),
+              AnyOf(grpc::StatusCode::UNAVAILABLE, grpc::StatusCode::CANCELLED));
   // Shutdown waits for the request it holds.
   EXPECT_FALSE(shut_down.HasBeenNotified());
 
