@@ -14,6 +14,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "absl/time/clock.h"
 #include "client/load.h"
 #include "client/load_stats.h"
 #include "tests/e2e/prometheus_text.h"
@@ -115,7 +116,16 @@ TEST_F(LoadMetricsTest, ClientCountsAgreeWithServerMetrics) {
   options.requests = 40;
   options.duration_seconds = 0;
   const client::LoadResult result = client::RunLoad(Channels(), requests, options);
-  const Scrape after = MustScrape();
+  // The client holds every answer before the server's jobs have finished
+  // their bookkeeping (the response goes out first), so a scrape at once can
+  // still count a request in flight: wait until nothing is, then compare.
+  Scrape after = MustScrape();
+  for (const absl::Time give_up = absl::Now() + absl::Seconds(10);
+       (after.Sum("rgfx_in_flight") != 0 || after.Sum("rgfx_queued") != 0) &&
+       absl::Now() < give_up;) {
+    absl::SleepFor(absl::Milliseconds(20));
+    after = MustScrape();
+  }
   auto delta = [&](const std::string& name, const std::map<std::string, std::string>& labels = {}) {
     return after.Sum(name, labels) - before.Sum(name, labels);
   };
@@ -186,7 +196,8 @@ TEST_F(LoadMetricsTest, ClientCountsAgreeWithServerMetrics) {
   EXPECT_LE(delta("rgfx_decode_seconds_count"), 40);
   EXPECT_EQ(delta("rgfx_queue_seconds_count"), delta("rgfx_encode_seconds_count"));
 
-  // Nothing left in flight; the gauges are read at scrape time.
+  // Nothing left in flight (within the wait above); the gauges are read at
+  // scrape time.
   EXPECT_EQ(after.Sum("rgfx_in_flight"), 0);
   EXPECT_EQ(after.Sum("rgfx_queued"), 0);
   EXPECT_EQ(after.Sum("rgfx_device_healthy", {{"device", "0"}}), 1);
@@ -255,7 +266,16 @@ TEST_F(LoadMetricsTest, StreamMessagesCountOneEachWithTheirInBandCode) {
   ASSERT_TRUE(stream->Finish().ok());
   EXPECT_EQ(ok, 2);
   EXPECT_EQ(invalid, 1);
-  const Scrape after = MustScrape();
+  // The client holds every answer before the server's jobs have finished
+  // their bookkeeping (the response goes out first), so a scrape at once can
+  // still count a request in flight: wait until nothing is, then compare.
+  Scrape after = MustScrape();
+  for (const absl::Time give_up = absl::Now() + absl::Seconds(10);
+       (after.Sum("rgfx_in_flight") != 0 || after.Sum("rgfx_queued") != 0) &&
+       absl::Now() < give_up;) {
+    absl::SleepFor(absl::Milliseconds(20));
+    after = MustScrape();
+  }
   auto delta = [&](const std::string& name, const std::map<std::string, std::string>& labels) {
     return after.Sum(name, labels) - before.Sum(name, labels);
   };
