@@ -60,6 +60,20 @@ class LoadMetricsTest : public ::testing::Test {
     return scrape.ok() ? *std::move(scrape) : Scrape({});
   }
 
+  // The client holds every answer before the server's jobs have finished
+  // their bookkeeping (the response goes out first), so a scrape at once can
+  // still count a request in flight: scrape until nothing is (10 s at most).
+  static Scrape ScrapeWhenIdle() {
+    Scrape scrape = MustScrape();
+    for (const absl::Time give_up = absl::Now() + absl::Seconds(10);
+         (scrape.Sum("rgfx_in_flight") != 0 || scrape.Sum("rgfx_queued") != 0) &&
+         absl::Now() < give_up;) {
+      absl::SleepFor(absl::Milliseconds(20));
+      scrape = MustScrape();
+    }
+    return scrape;
+  }
+
   static service::Server* server_;
 };
 
@@ -116,16 +130,7 @@ TEST_F(LoadMetricsTest, ClientCountsAgreeWithServerMetrics) {
   options.requests = 40;
   options.duration_seconds = 0;
   const client::LoadResult result = client::RunLoad(Channels(), requests, options);
-  // The client holds every answer before the server's jobs have finished
-  // their bookkeeping (the response goes out first), so a scrape at once can
-  // still count a request in flight: wait until nothing is, then compare.
-  Scrape after = MustScrape();
-  for (const absl::Time give_up = absl::Now() + absl::Seconds(10);
-       (after.Sum("rgfx_in_flight") != 0 || after.Sum("rgfx_queued") != 0) &&
-       absl::Now() < give_up;) {
-    absl::SleepFor(absl::Milliseconds(20));
-    after = MustScrape();
-  }
+  const Scrape after = ScrapeWhenIdle();
   auto delta = [&](const std::string& name, const std::map<std::string, std::string>& labels = {}) {
     return after.Sum(name, labels) - before.Sum(name, labels);
   };
@@ -266,16 +271,7 @@ TEST_F(LoadMetricsTest, StreamMessagesCountOneEachWithTheirInBandCode) {
   ASSERT_TRUE(stream->Finish().ok());
   EXPECT_EQ(ok, 2);
   EXPECT_EQ(invalid, 1);
-  // The client holds every answer before the server's jobs have finished
-  // their bookkeeping (the response goes out first), so a scrape at once can
-  // still count a request in flight: wait until nothing is, then compare.
-  Scrape after = MustScrape();
-  for (const absl::Time give_up = absl::Now() + absl::Seconds(10);
-       (after.Sum("rgfx_in_flight") != 0 || after.Sum("rgfx_queued") != 0) &&
-       absl::Now() < give_up;) {
-    absl::SleepFor(absl::Milliseconds(20));
-    after = MustScrape();
-  }
+  const Scrape after = ScrapeWhenIdle();
   auto delta = [&](const std::string& name, const std::map<std::string, std::string>& labels) {
     return after.Sum(name, labels) - before.Sum(name, labels);
   };
