@@ -84,8 +84,9 @@ struct PngEncodeOptions {
   // kFast serves levels 1..3 (as ISA-L levels 1..3: level 1 is smaller than
   // zlib's level 1 and ~4x faster); other levels and kLibpng use libpng.
   PngEncoder encoder = PngEncoder::kFast;
-  // Fast encoder only: the row filter. Adaptive costs ~10% more time than
-  // one fixed filter and gives ~5% smaller files (docs/CODEC.md).
+  // Fast encoder only: the row filter. Adaptive (chosen on every 16th row,
+  // FastEncodeParams::adaptive_row_step) costs about what one fixed filter
+  // does and gives ~5% smaller files than any one (docs/CODEC.md).
   PngRowFilter fast_filter = PngRowFilter::kAdaptive;
   // Fast encoder only: threads one image's deflate is split over; 0 means
   // min(8, hardware threads). Pieces of an image under ~512 KiB stay whole.

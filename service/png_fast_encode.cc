@@ -61,29 +61,20 @@ struct Piece {
 };
 
 // Picks the filter for one row and writes the filter byte and the row.
+// `chosen` carries kAdaptive's last choice, made again when `choose`.
 void FilterOne(PngRowFilter choice, int bpp, const uint8_t* row, const uint8_t* prev, uint8_t* out,
-               size_t n, std::vector<uint8_t>& scratch) {
+               size_t n, bool choose, uint8_t& chosen) {
   uint8_t filter = kPngFilterPaeth;
   switch (choice) {
     case PngRowFilter::kNone: filter = kPngFilterNone; break;
     case PngRowFilter::kSub: filter = kPngFilterSub; break;
     case PngRowFilter::kUp: filter = kPngFilterUp; break;
     case PngRowFilter::kPaeth: filter = kPngFilterPaeth; break;
-    case PngRowFilter::kAdaptive: {
-      uint64_t best_cost = ~uint64_t{0};
-      scratch.resize(n);
-      for (uint8_t f : {kPngFilterSub, kPngFilterUp, kPngFilterAverage, kPngFilterPaeth}) {
-        FilterRow(f, bpp, row, prev, scratch.data(), n);
-        const uint64_t cost = FilteredRowCost(scratch.data(), n);
-        if (cost < best_cost) {
-          best_cost = cost;
-          filter = f;
-          std::memcpy(out + 1, scratch.data(), n);
-        }
-      }
-      out[0] = filter;
-      return;
-    }
+    case PngRowFilter::kAverage: filter = kPngFilterAverage; break;
+    case PngRowFilter::kAdaptive:
+      if (choose) chosen = ChooseRowFilter(bpp, row, prev, n);
+      filter = chosen;
+      break;
   }
   out[0] = filter;
   FilterRow(filter, bpp, row, prev, out + 1, n);
@@ -96,7 +87,9 @@ void CompressPiece(const Image& image, const FastEncodeParams& params, Piece& pi
   const size_t rows_per_slab =
       std::clamp<size_t>(kSlabBytes / stride, 1, piece.end_row - piece.first_row);
   std::unique_ptr<uint8_t[]> slab(new uint8_t[rows_per_slab * stride]);
-  std::vector<uint8_t> scratch, zero_row(n, 0);
+  std::vector<uint8_t> zero_row(n, 0);
+  uint8_t chosen = kPngFilterPaeth;
+  const uint32_t step = static_cast<uint32_t>(std::max(1, params.adaptive_row_step));
   // 16-bit rows are swapped to PNG's big-endian order, and RGB rows lose
   // their alpha, before filtering; the previous row is kept converted too.
   std::vector<uint8_t> converted[2];
@@ -141,7 +134,9 @@ void CompressPiece(const Image& image, const FastEncodeParams& params, Piece& pi
     const size_t rows = std::min<size_t>(rows_per_slab, piece.end_row - y0);
     for (size_t r = 0; r < rows; ++r) {
       const uint8_t* row = raw_row(y0 + static_cast<uint32_t>(r), slot);
-      FilterOne(params.filter, bpp, row, prev, slab.get() + r * stride, n, scratch);
+      const uint32_t y = y0 + static_cast<uint32_t>(r);
+      FilterOne(params.filter, bpp, row, prev, slab.get() + r * stride, n,
+                (y - piece.first_row) % step == 0, chosen);
       prev = row;
       slot ^= 1;  // the row just filtered stays valid as `prev`
     }

@@ -5,6 +5,7 @@
 #include <png.h>
 
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "service/png_codec.h"
 #include "service/png_fast_decode.h"
 #include "service/png_fast_encode.h"
+#include "service/png_filters.h"
 #include "tests/service/png_test_util.h"
 
 namespace rgfx::service {
@@ -187,7 +189,8 @@ std::vector<EncodeCase> EncodeCases() {
   std::vector<EncodeCase> cases;
   for (bool sixteen : {false, true}) {
     for (PngRowFilter f : {PngRowFilter::kNone, PngRowFilter::kSub, PngRowFilter::kUp,
-                           PngRowFilter::kPaeth, PngRowFilter::kAdaptive}) {
+                           PngRowFilter::kPaeth, PngRowFilter::kAverage,
+                           PngRowFilter::kAdaptive}) {
       cases.push_back({sixteen, f, 1});
     }
     cases.push_back({sixteen, PngRowFilter::kPaeth, 0});
@@ -232,6 +235,91 @@ TEST(FastEncode, OpaqueImagesAsRgb) {
       EXPECT_EQ(*Decode(*png, false), pixels) << sixteen << opaque;
       EXPECT_EQ(*Decode(*png, true), pixels) << sixteen << opaque;
     }
+  }
+}
+
+// ChooseRowFilter (one pass, nothing stored) picks what filtering the row
+// four ways and comparing FilteredRowCost picks, first minimum on ties.
+TEST(FastEncode, ChooseRowFilterIsTheFourWayChoice) {
+  std::mt19937 rng(5);
+  for (int bpp : {3, 4, 6, 8}) {
+    for (size_t pixels : {1u, 2u, 5u, 6u, 17u, 640u}) {
+      const size_t n = pixels * size_t(bpp);
+      for (int trial = 0; trial < 40; ++trial) {
+        std::vector<uint8_t> row(n), prev(n), out(n);
+        // Smooth, noisy, flat and repeated rows, so every filter wins some.
+        const int kind = trial % 4;
+        for (size_t i = 0; i < n; ++i) {
+          const uint8_t smooth = uint8_t(i / size_t(bpp) * (trial + 1) + i % size_t(bpp) * 40);
+          prev[i] = kind == 1 ? uint8_t(rng()) : smooth;
+          row[i] = kind == 0 ? uint8_t(smooth + rng() % 3)
+                   : kind == 1 ? uint8_t(prev[i] + rng() % 5)
+                   : kind == 2 ? uint8_t(7 * (trial + 1))
+                               : uint8_t(rng());
+        }
+        uint64_t best_cost = ~uint64_t{0};
+        uint8_t best = 0;
+        for (uint8_t f : {kPngFilterSub, kPngFilterUp, kPngFilterAverage, kPngFilterPaeth}) {
+          FilterRow(f, bpp, row.data(), prev.data(), out.data(), n);
+          const uint64_t cost = FilteredRowCost(out.data(), n);
+          if (cost < best_cost) {
+            best_cost = cost;
+            best = f;
+          }
+        }
+        EXPECT_EQ(ChooseRowFilter(bpp, row.data(), prev.data(), n), best)
+            << "bpp " << bpp << " bytes " << n << " trial " << trial;
+      }
+    }
+  }
+}
+
+// The default (adaptive, judged on every 16th row): the pixels come back,
+// each band of 16 rows has one filter, and the file is no larger than zlib
+// level 1 makes of the very rows it filtered, nor than judging every row
+// gives by more than 1%.
+TEST(FastEncode, DefaultAdaptiveStepRoundTripsAndStaysUnderZlibLevel1) {
+  const uint32_t width = 640, height = 480;
+  std::vector<std::byte> pixels = PhotoLike(width, height, false, 9);
+  // The lower third flat panels and hard edges (a screenshot's content), so
+  // that the choice differs between bands.
+  for (uint32_t y = 2 * height / 3; y < height; ++y) {
+    for (uint32_t x = 0; x < width; ++x) {
+      for (int c = 0; c < 4; ++c) {
+        pixels[(size_t{y} * width + x) * 4 + c] =
+            std::byte(c == 3 ? 255 : ((x / 37 + y / 23) % 3) * 90 + c * 10);
+      }
+    }
+  }
+  ASSERT_EQ(FastEncodeParams{}.adaptive_row_step, 16);
+  ASSERT_EQ(PngEncodeOptions{}.fast_filter, PngRowFilter::kAdaptive);
+  for (int threads : {1, 0}) {
+    absl::StatusOr<std::string> png = EncodePng(pixels, width, height, graph::PixelFormat::kRgba8,
+                                                {.threads = threads});
+    ASSERT_TRUE(png.ok()) << png.status();
+    EXPECT_EQ(*Decode(*png, false), pixels) << threads;
+    EXPECT_EQ(*Decode(*png, true), pixels) << threads;
+    bool zlib_ok = false;
+    const std::string filtered = testing::InflateIdat(*png, &zlib_ok);
+    ASSERT_TRUE(zlib_ok);
+    const size_t stride = 1 + size_t{width} * 4;
+    ASSERT_EQ(filtered.size(), stride * height);
+    std::set<char> filters;
+    for (uint32_t y = 0; y < height; ++y) {
+      filters.insert(filtered[y * stride]);
+      if (threads == 1 && y % 16 != 0) {
+        EXPECT_EQ(filtered[y * stride], filtered[(y - 1) * stride]) << "row " << y;
+      }
+    }
+    EXPECT_GE(filters.size(), 2u);  // the choice is made, not one filter for all
+    absl::StatusOr<PngChunks> chunks = ParsePngChunks("out", AsBytes(*png));
+    ASSERT_TRUE(chunks.ok());
+    EXPECT_LE(chunks->idat_bytes, testing::ZlibCompress(filtered, 1).size()) << threads;
+    absl::StatusOr<std::string> every_row = EncodePngFast(
+        pixels, width, height, false,
+        {.threads = threads == 1 ? 1 : 2, .adaptive_row_step = 1});
+    ASSERT_TRUE(every_row.ok());
+    EXPECT_LE(double(png->size()), 1.01 * double(every_row->size())) << threads;
   }
 }
 
