@@ -74,6 +74,10 @@ void Logger::Info(absl::string_view message, const std::vector<LogField>& fields
   Write("INFO", message, fields);
 }
 
+void Logger::Warning(absl::string_view message, const std::vector<LogField>& fields) const {
+  Write("WARNING", message, fields);
+}
+
 void Logger::Error(absl::string_view message, const std::vector<LogField>& fields) const {
   Write("ERROR", message, fields);
 }

@@ -28,6 +28,7 @@ class Logger {
   void set_format(LogFormat format) { format_ = format; }
 
   void Info(absl::string_view message, const std::vector<LogField>& fields = {}) const;
+  void Warning(absl::string_view message, const std::vector<LogField>& fields = {}) const;
   void Error(absl::string_view message, const std::vector<LogField>& fields = {}) const;
   // The line as it would be written (tests read it).
   std::string Format(absl::string_view level, absl::string_view message,

@@ -106,17 +106,23 @@ int Fail(const std::string& message) {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("rgfx-server: GPU post-processing over gRPC (rgfx.v1.PostProcess)");
   absl::ParseCommandLine(argc, argv);
-  // Before any other thread exists (arenas made earlier would stay).
-  if (const int arenas = absl::GetFlag(FLAGS_malloc_arenas); arenas != 0) {
-    if (absl::Status capped = rgfx::service::LimitMallocArenas(arenas); !capped.ok()) {
-      return Fail(absl::StrCat("--malloc_arenas: ", capped.message()));
-    }
-  }
+  // Before any other thread exists (arenas made earlier would stay). A C
+  // library that ignores the setting (a sanitizer's allocator, musl) only
+  // costs the memory the cap saves: warn, below, and serve.
+  const int malloc_arenas = absl::GetFlag(FLAGS_malloc_arenas);
+  if (malloc_arenas < 0) return Fail("--malloc_arenas must be >= 0 (0: the C library's default)");
+  absl::Status arenas_capped = absl::OkStatus();
+  if (malloc_arenas > 0) arenas_capped = rgfx::service::LimitMallocArenas(malloc_arenas);
 
   const std::string log_format = absl::GetFlag(FLAGS_log_format);
   if (log_format != "text" && log_format != "json") return Fail("--log_format must be text or json");
   ServerLog().set_format(log_format == "json" ? rgfx::service::LogFormat::kJson
                                               : rgfx::service::LogFormat::kText);
+  if (!arenas_capped.ok()) {
+    ServerLog().Warning("malloc arenas not capped; resident memory may creep up under load",
+                        {Field("malloc_arenas", int64_t{malloc_arenas}),
+                         Field("reason", std::string(arenas_capped.message()))});
+  }
 
   // Signals are taken by sigwait below: block them before any thread starts
   // so every thread inherits the mask.

@@ -54,6 +54,15 @@ TEST(NoDriverTest, ServerBinaryExitsOneWithTheReason) {
   EXPECT_THAT(run.output, Not(HasSubstr("core dumped")));
 }
 
+TEST(NoDriverTest, ServerBinaryRefusesANegativeMallocArenaCount) {
+  // Checked before anything else starts (the cap must precede every thread).
+  const CommandResult run =
+      RunCommand(std::string(RGFX_SERVER_BIN) + " --listen=127.0.0.1:0 --malloc_arenas=-1");
+  ASSERT_TRUE(run.exited) << "killed by signal " << run.signal << ":\n" << run.output;
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("--malloc_arenas must be >= 0"));
+}
+
 TEST(NoDriverTest, ServerBinaryExitsOneWithSeveralDevicesToo) {
   // --devices lists the devices before any engine: another path to the loader.
   const CommandResult run = RunCommand(std::string(kNoDriver) + " " + RGFX_SERVER_BIN +
