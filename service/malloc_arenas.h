@@ -17,8 +17,4 @@ namespace rgfx::service {
 // such setting.
 absl::Status LimitMallocArenas(int arenas);
 
-// How many arenas malloc has made so far (malloc_info's heaps), or -1 where
-// that cannot be read.
-int MallocArenaCount();
-
 }  // namespace rgfx::service

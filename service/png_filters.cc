@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <emmintrin.h>
@@ -208,57 +209,6 @@ bool UnfilterSimd(uint8_t filter, const uint8_t* in, const uint8_t* prev, uint8_
 
 #endif  // RGFX_PNG_SSE2
 
-// Adds the FilteredRowCost of `row` under Sub, Up, Average and Paeth to
-// cost[0..3].
-void AddRowFilterCosts(int bpp_int, const uint8_t* row, const uint8_t* prev, size_t n,
-                       uint64_t cost[4]) {
-  const size_t bpp = static_cast<size_t>(bpp_int);
-  auto magnitude = [](int v) { return static_cast<uint64_t>(std::abs(static_cast<int8_t>(v))); };
-  size_t i = 0;
-  const size_t head = bpp < n ? bpp : n;
-  for (; i < head; ++i) {
-    cost[0] += magnitude(row[i]);
-    cost[1] += magnitude(row[i] - prev[i]);
-    cost[2] += magnitude(row[i] - (prev[i] >> 1));
-    cost[3] += magnitude(row[i] - prev[i]);
-  }
-#ifdef RGFX_PNG_SSE2
-  const __m128i zero = _mm_setzero_si128();
-  auto load = [](const uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
-  // |x as int8| summed 8 bytes at a time into 64-bit lanes.
-  auto sad = [&](__m128i x) { return _mm_sad_epu8(_mm_min_epu8(x, _mm_sub_epi8(zero, x)), zero); };
-  __m128i acc_sub = zero, acc_up = zero, acc_avg = zero, acc_paeth = zero;
-  for (; i + 16 <= n; i += 16) {
-    const __m128i x = load(row + i);
-    const __m128i a = load(row + i - bpp), b = load(prev + i), c = load(prev + i - bpp);
-    acc_sub = _mm_add_epi64(acc_sub, sad(_mm_sub_epi8(x, a)));
-    acc_up = _mm_add_epi64(acc_up, sad(_mm_sub_epi8(x, b)));
-    acc_avg = _mm_add_epi64(acc_avg, sad(_mm_sub_epi8(x, FloorAverage8(a, b))));
-    const __m128i lo = Paeth16(_mm_unpacklo_epi8(a, zero), _mm_unpacklo_epi8(b, zero),
-                               _mm_unpacklo_epi8(c, zero));
-    const __m128i hi = Paeth16(_mm_unpackhi_epi8(a, zero), _mm_unpackhi_epi8(b, zero),
-                               _mm_unpackhi_epi8(c, zero));
-    acc_paeth = _mm_add_epi64(acc_paeth, sad(_mm_sub_epi8(x, _mm_packus_epi16(lo, hi))));
-  }
-  auto total = [](__m128i acc) {
-    return static_cast<uint64_t>(_mm_cvtsi128_si64(acc)) +
-           static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc)));
-  };
-  cost[0] += total(acc_sub);
-  cost[1] += total(acc_up);
-  cost[2] += total(acc_avg);
-  cost[3] += total(acc_paeth);
-#endif
-  for (; i < n; ++i) {
-    const int a = i >= bpp ? row[i - bpp] : 0;
-    const int c = i >= bpp ? prev[i - bpp] : 0;
-    cost[0] += magnitude(row[i] - a);
-    cost[1] += magnitude(row[i] - prev[i]);
-    cost[2] += magnitude(row[i] - ((a + prev[i]) >> 1));
-    cost[3] += magnitude(row[i] - PaethPredictor(a, prev[i], c));
-  }
-}
-
 }  // namespace
 
 bool UnfilterRow(uint8_t filter, int bpp, const uint8_t* in, const uint8_t* prev, uint8_t* out,
@@ -343,14 +293,21 @@ void FilterRow(uint8_t filter, int bpp_int, const uint8_t* row, const uint8_t* p
 }
 
 uint8_t ChooseRowFilter(int bpp, const uint8_t* row, const uint8_t* prev, size_t n) {
-  // cost[0..3]: Sub, Up, Average, Paeth.
-  uint64_t cost[4] = {0, 0, 0, 0};
-  AddRowFilterCosts(bpp, row, prev, n, cost);
-  int best = 0;
-  for (int f = 1; f < 4; ++f) {
-    if (cost[f] < cost[best]) best = f;
+  // Filters the row four ways and keeps the cheapest: the encoder judges
+  // only every adaptive_row_step-th row, so a fused one-pass version would
+  // not pay for a second implementation of the predictors.
+  std::vector<uint8_t> filtered(n);
+  uint8_t best = kPngFilterSub;
+  uint64_t best_cost = ~uint64_t{0};
+  for (uint8_t f : {kPngFilterSub, kPngFilterUp, kPngFilterAverage, kPngFilterPaeth}) {
+    FilterRow(f, bpp, row, prev, filtered.data(), n);
+    const uint64_t cost = FilteredRowCost(filtered.data(), n);
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = f;
+    }
   }
-  return static_cast<uint8_t>(kPngFilterSub + best);
+  return best;
 }
 
 uint64_t FilteredRowCost(const uint8_t* filtered, size_t n) {

@@ -5,13 +5,45 @@
 #include <gtest/gtest.h>
 
 #include <barrier>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <thread>
 #include <vector>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 namespace rgfx::service {
 namespace {
+
+// How many arenas malloc has made so far (malloc_info's <heap> elements), or
+// -1 where that cannot be read.
+int MallocArenaCount() {
+#if defined(__GLIBC__)
+  char* text = nullptr;
+  size_t size = 0;
+  FILE* out = open_memstream(&text, &size);
+  if (out == nullptr) return -1;
+  const int rc = malloc_info(0, out);
+  std::fclose(out);
+  int heaps = -1;
+  if (rc == 0 && text != nullptr) {
+    heaps = 0;
+    const std::string_view info(text, size);
+    for (size_t at = info.find("<heap nr="); at != std::string_view::npos;
+         at = info.find("<heap nr=", at + 1)) {
+      ++heaps;
+    }
+  }
+  std::free(text);
+  return heaps;
+#else
+  return -1;
+#endif
+}
 
 // Threads that all allocate at the same time, as the server's do. Without a
 // cap glibc gives most of them an arena of their own.
