@@ -54,7 +54,9 @@ ABSL_FLAG(std::vector<std::string>, set, {}, "pass.param=value overrides, comma-
 ABSL_FLAG(std::string, o, "", "output file (one output) or directory");
 ABSL_FLAG(bool, json, false, "print the response metadata (or catalog/info) as JSON");
 ABSL_FLAG(std::string, output_encoding, "", "PNG, RGBA8, RGBA16, RGBA16F or RGBA32F (default: like the input)");
-ABSL_FLAG(int, png_level, -1, "PNG compression level 0-9 (default: the server's, 1)");
+ABSL_FLAG(bool, png_keep_alpha, false,
+          "PNG outputs: always RGBA (default: opaque outputs come back as RGB PNGs)");
+ABSL_FLAG(int, png_level, -1, "PNG compression level 0-9 (default: the server's, 3)");
 ABSL_FLAG(std::string, working_format, "", "RGBA16F or RGBA32F (default: the server's)");
 ABSL_FLAG(bool, report_error, false,
           "process: also run approximate passes exact and print each output's PSNR against "
@@ -268,6 +270,7 @@ absl::StatusOr<v1::ProcessRequest> BuildRequest(const std::vector<std::string>& 
   }
   options.set_report_error(absl::GetFlag(FLAGS_report_error));
   if (absl::GetFlag(FLAGS_png_level) >= 0) options.set_png_compression_level(absl::GetFlag(FLAGS_png_level));
+  options.set_png_keep_alpha(absl::GetFlag(FLAGS_png_keep_alpha));
   if (const std::string w = absl::GetFlag(FLAGS_working_format); !w.empty()) {
     v1::WorkingFormat format;
     if (!v1::WorkingFormat_Parse(absl::StrCat("WORKING_FORMAT_", w), &format)) {

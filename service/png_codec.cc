@@ -341,14 +341,17 @@ void AppendToString(png_structp png, png_bytep data, size_t length) {
 void NoFlush(png_structp) {}
 
 bool WriteImage(png_structp png, png_infop info, uint32_t width, uint32_t height, int bit_depth,
-                const PngEncodeOptions& options, png_bytepp rows) {
+                bool rgb, const PngEncodeOptions& options, png_bytepp rows) {
   if (setjmp(png_jmpbuf(png))) return false;
-  png_set_IHDR(png, info, width, height, bit_depth, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
+  png_set_IHDR(png, info, width, height, bit_depth,
+               rgb ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_set_compression_level(png, options.compression_level);
   png_set_filter(png, PNG_FILTER_TYPE_BASE,
                  options.single_fast_filter ? PNG_FILTER_SUB : PNG_ALL_FILTERS);
   png_write_info(png, info);
+  // Our rows stay RGBA; libpng drops the (opaque) alpha as a filler.
+  if (rgb) png_set_filler(png, 0, PNG_FILLER_AFTER);
   if (bit_depth == 16) png_set_swap(png);  // our RGBA16 is little-endian
   png_write_image(png, rows);
   png_write_end(png, nullptr);
@@ -356,6 +359,11 @@ bool WriteImage(png_structp png, png_infop info, uint32_t width, uint32_t height
 }
 
 }  // namespace
+
+int FastEncodeThreads(int concurrent_encodes, unsigned hardware_threads) {
+  const unsigned share = hardware_threads / static_cast<unsigned>(std::max(1, concurrent_encodes));
+  return static_cast<int>(std::clamp(share, 1u, 8u));
+}
 
 absl::StatusOr<std::string> EncodePng(std::span<const std::byte> pixels, uint32_t width,
                                       uint32_t height, graph::PixelFormat format,
@@ -376,10 +384,7 @@ absl::StatusOr<std::string> EncodePng(std::span<const std::byte> pixels, uint32_
   if (options.encoder == PngEncoder::kFast && options.compression_level >= 1 &&
       options.compression_level <= 3) {
     int threads = options.threads;
-    if (threads <= 0) {
-      // More than 8 pieces gains little on a 1080p image and costs size.
-      threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
-    }
+    if (threads <= 0) threads = FastEncodeThreads(1, std::thread::hardware_concurrency());
     return EncodePngFast(pixels, width, height, format == graph::PixelFormat::kRgba16,
                          {.isal_level = options.compression_level,
                           .filter = options.fast_filter,
@@ -401,9 +406,10 @@ absl::StatusOr<std::string> EncodePng(std::span<const std::byte> pixels, uint32_
     rows[y] = const_cast<png_bytep>(reinterpret_cast<const png_byte*>(pixels.data())) +
               y * row_bytes;
   }
-  const bool ok = WriteImage(png, info, width, height, format == graph::PixelFormat::kRgba16
-                                                               ? 16 : 8,
-                             options, rows.data());
+  const bool sixteen_bit = format == graph::PixelFormat::kRgba16;
+  const bool rgb = options.opaque_as_rgb && AllOpaque(pixels, sixteen_bit);
+  const bool ok = WriteImage(png, info, width, height, sixteen_bit ? 16 : 8, rgb, options,
+                             rows.data());
   png_destroy_write_struct(&png, info ? &info : nullptr);
   if (!ok) return absl::InternalError(absl::StrCat("PNG encode failed: ", sink.message));
   return out;

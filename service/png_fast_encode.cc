@@ -171,25 +171,6 @@ void CompressPiece(const Image& image, const FastEncodeParams& params, Piece& pi
 }
 
 // True when every alpha sample is the maximum (255 or 65535).
-bool AllOpaque(const Image& image) {
-  const size_t pixels = size_t{image.width} * image.height;
-  if (!image.sixteen_bit) {
-    // Alpha is the top byte of each little-endian 32-bit pixel.
-    uint32_t all = 0xff000000u;
-    for (size_t i = 0; i < pixels; ++i) {
-      uint32_t px;
-      std::memcpy(&px, image.pixels + 4 * i, 4);
-      all &= px;
-      if ((i & 4095) == 4095 && (all & 0xff000000u) != 0xff000000u) return false;  // stop early
-    }
-    return (all & 0xff000000u) == 0xff000000u;
-  }
-  for (size_t i = 0; i < pixels; ++i) {
-    if (image.pixels[8 * i + 6] != 0xff || image.pixels[8 * i + 7] != 0xff) return false;
-  }
-  return true;
-}
-
 // Appends one chunk whose data is the concatenation of `parts`.
 void AppendChunk(std::string& out, const char type[4],
                  std::initializer_list<std::span<const uint8_t>> parts) {
@@ -223,7 +204,7 @@ absl::StatusOr<std::string> EncodePngFast(std::span<const std::byte> pixels, uin
     return absl::InternalError(absl::StrCat("EncodePngFast: ", pixels.size(), " bytes for ",
                                             width, "x", height));
   }
-  image.rgb = params.opaque_as_rgb && AllOpaque(image);
+  image.rgb = params.opaque_as_rgb && AllOpaque(pixels, sixteen_bit);
   image.png_row_bytes = image.rgb ? image.row_bytes / 4 * 3 : image.row_bytes;
   // Pieces: as many as threads, but none below min_piece_bytes.
   const uint64_t filtered_total = uint64_t{height} * (image.png_row_bytes + 1);
@@ -297,6 +278,26 @@ absl::StatusOr<std::string> EncodePngFast(std::span<const std::byte> pixels, uin
   }
   AppendChunk(out, "IEND", {});
   return out;
+}
+
+bool AllOpaque(std::span<const std::byte> pixels, bool sixteen_bit) {
+  const std::byte* data = pixels.data();
+  if (!sixteen_bit) {
+    // Alpha is the top byte of each little-endian 32-bit pixel.
+    const size_t count = pixels.size() / 4;
+    uint32_t all = 0xff000000u;
+    for (size_t i = 0; i < count; ++i) {
+      uint32_t px;
+      std::memcpy(&px, data + 4 * i, 4);
+      all &= px;
+      if ((i & 4095) == 4095 && (all & 0xff000000u) != 0xff000000u) return false;  // stop early
+    }
+    return (all & 0xff000000u) == 0xff000000u;
+  }
+  for (size_t i = 0; i < pixels.size() / 8; ++i) {
+    if (data[8 * i + 6] != std::byte{0xff} || data[8 * i + 7] != std::byte{0xff}) return false;
+  }
+  return true;
 }
 
 }  // namespace rgfx::service

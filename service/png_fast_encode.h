@@ -52,4 +52,8 @@ absl::StatusOr<std::string> EncodePngFast(std::span<const std::byte> pixels, uin
                                           uint32_t height, bool sixteen_bit,
                                           const FastEncodeParams& params);
 
+// Whether every pixel of tightly packed RGBA8 (or little-endian RGBA16 when
+// `sixteen_bit`) pixels has alpha at its maximum.
+bool AllOpaque(std::span<const std::byte> pixels, bool sixteen_bit);
+
 }  // namespace rgfx::service

@@ -127,6 +127,7 @@ absl::Status PlanOutputs(const v1::ProcessRequest& request, TranslatedRequest& o
           absl::StrCat("options.png_bit_depth = ", depth, " must be 8 or 16"));
     }
     format = depth == 16 ? graph::PixelFormat::kRgba16 : graph::PixelFormat::kRgba8;
+    out.output.png.opaque_as_rgb = !options.png_keep_alpha();
     if (options.has_png_compression_level()) {
       const int level = options.png_compression_level();
       if (level < 0 || level > 9) {

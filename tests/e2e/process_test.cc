@@ -54,6 +54,43 @@ TEST_P(PngRoundTrip, CopyGraphReturnsTheDecodedPixels) {
 INSTANTIATE_TEST_SUITE_P(EveryColorTypeAndDepth, PngRoundTrip, ::testing::ValuesIn(AllPngKinds()),
                          [](const auto& info) { return PngSpecName(info.param); });
 
+// PNG outputs whose alpha is opaque everywhere come back as RGB PNGs (a
+// quarter less to encode), with the same pixels; png_keep_alpha keeps RGBA,
+// and an output with any translucent pixel is always RGBA.
+TEST_F(ServerTest, OpaquePngOutputsAreRgbUnlessAlphaIsKept) {
+  const auto color_type = [](const std::string& png) {
+    return static_cast<int>(static_cast<uint8_t>(png[ChunkDataOffset(png, "IHDR") + 9]));
+  };
+  struct Case {
+    int input_color_type;
+    bool keep_alpha;
+    int expected_color_type;
+  };
+  for (const Case c : {Case{PNG_COLOR_TYPE_RGB, false, PNG_COLOR_TYPE_RGB},
+                       Case{PNG_COLOR_TYPE_RGB, true, PNG_COLOR_TYPE_RGB_ALPHA},
+                       Case{PNG_COLOR_TYPE_RGB_ALPHA, false, PNG_COLOR_TYPE_RGB_ALPHA}}) {
+    for (int depth : {8, 16}) {
+      SCOPED_TRACE(::testing::Message() << "input colour type " << c.input_color_type
+                                        << ", keep_alpha " << c.keep_alpha << ", " << depth);
+      const TestPng png = MakeTestPng(
+          {.width = 29, .height = 17, .color_type = c.input_color_type, .bit_depth = depth});
+      v1::ProcessRequest request = RequestFromJson(kCopyGraph, png.file);
+      request.mutable_inputs(0)->set_color_space(v1::COLOR_SPACE_LINEAR);
+      request.mutable_inputs(0)->set_alpha_mode(v1::ALPHA_MODE_PREMULTIPLIED);
+      request.mutable_options()->set_working_format(v1::WORKING_FORMAT_RGBA32F);
+      request.mutable_options()->set_png_keep_alpha(c.keep_alpha);
+      v1::ProcessResponse response;
+      grpc::Status status = Process(request, response);
+      ASSERT_TRUE(status.ok()) << status.error_message();
+      const std::string& out = response.outputs(0).data();
+      EXPECT_EQ(color_type(out), c.expected_color_type);
+      EXPECT_EQ(static_cast<int>(static_cast<uint8_t>(out[ChunkDataOffset(out, "IHDR") + 8])),
+                depth);
+      EXPECT_EQ(DecodeOrDie(out), png.expected);
+    }
+  }
+}
+
 TEST_F(ServerTest, SrgbStraightRoundTripIsWithinOneStep) {
   // The defaults: sRGB decoded to linear, premultiplied, in half floats.
   const std::string png = SamplePng(37, 23, 7);

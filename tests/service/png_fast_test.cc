@@ -225,15 +225,22 @@ TEST(FastEncode, OpaqueImagesAsRgb) {
     }
     for (bool opaque : {true, false}) {
       if (!opaque) pixels[(size_t{width} * 30 + 7) * 4 * bytes + 3 * bytes] = std::byte{0x10};
-      absl::StatusOr<std::string> png = EncodePng(
-          pixels, width, height, sixteen ? graph::PixelFormat::kRgba16 : graph::PixelFormat::kRgba8,
-          {.threads = 3, .opaque_as_rgb = true});
-      ASSERT_TRUE(png.ok()) << png.status();
-      absl::StatusOr<PngChunks> chunks = ParsePngChunks("out", AsBytes(*png));
-      ASSERT_TRUE(chunks.ok());
-      EXPECT_EQ(chunks->color_type, opaque ? 2 : 6) << sixteen;
-      EXPECT_EQ(*Decode(*png, false), pixels) << sixteen << opaque;
-      EXPECT_EQ(*Decode(*png, true), pixels) << sixteen << opaque;
+      EXPECT_EQ(AllOpaque(pixels, sixteen), opaque);
+      // The fast encoder (level 1) and libpng (level 6, and forced) alike.
+      for (const PngEncodeOptions& options :
+           {PngEncodeOptions{.threads = 3, .opaque_as_rgb = true},
+            PngEncodeOptions{.compression_level = 6, .opaque_as_rgb = true},
+            PngEncodeOptions{.encoder = PngEncoder::kLibpng, .opaque_as_rgb = true}}) {
+        absl::StatusOr<std::string> png = EncodePng(
+            pixels, width, height,
+            sixteen ? graph::PixelFormat::kRgba16 : graph::PixelFormat::kRgba8, options);
+        ASSERT_TRUE(png.ok()) << png.status();
+        absl::StatusOr<PngChunks> chunks = ParsePngChunks("out", AsBytes(*png));
+        ASSERT_TRUE(chunks.ok());
+        EXPECT_EQ(chunks->color_type, opaque ? 2 : 6) << sixteen << options.compression_level;
+        EXPECT_EQ(*Decode(*png, false), pixels) << sixteen << opaque;
+        EXPECT_EQ(*Decode(*png, true), pixels) << sixteen << opaque;
+      }
     }
   }
 }
@@ -291,6 +298,7 @@ TEST(FastEncode, DefaultAdaptiveStepRoundTripsAndStaysUnderZlibLevel1) {
       }
     }
   }
+  ASSERT_EQ(PngEncodeOptions{}.compression_level, 3);  // the service default: ISA-L level 3
   ASSERT_EQ(FastEncodeParams{}.adaptive_row_step, 16);
   ASSERT_EQ(PngEncodeOptions{}.fast_filter, PngRowFilter::kAdaptive);
   for (int threads : {1, 0}) {
