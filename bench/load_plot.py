@@ -4,9 +4,11 @@ scripts/gpu/throughput writes): medians over the runs of each configuration,
 a Markdown table on stdout and two SVG charts (standard library only):
   throughput.svg  requests/s against callers
   latency.svg     client p50 and p99 against callers
-Usage: python3 bench/load_plot.py OUT_DIR RESULTS_DIR
+Usage: python3 bench/load_plot.py OUT_DIR RESULTS_DIR [PREFIX=LABEL ...]
 RESULTS_DIR holds [PREFIX]png-sweep-N.json (a --sweep each) and [PREFIX]raw-c32-N.json /
-[PREFIX]copy-c32-N.json (one run each); N numbers the repetitions.
+[PREFIX]copy-c32-N.json (one run each); N numbers the repetitions. With
+PREFIX=LABEL arguments each prefix is one configuration (its own tables, one
+line per configuration in the charts); without, all files are one.
 """
 import collections
 import glob
@@ -54,11 +56,10 @@ def summarize(runs):
     return out
 
 
-def main():
-    out_dir, results = sys.argv[1], sys.argv[2]
-    os.makedirs(out_dir, exist_ok=True)
+def report(results, prefix):
+    """Prints the tables of one configuration; returns its PNG sweep summary."""
     by_callers = collections.defaultdict(list)
-    for path in sorted(glob.glob(f"{results}/*png-sweep-*.json")):
+    for path in sorted(glob.glob(f"{results}/{prefix}png-sweep-*.json")):
         for r in runs_of(path):
             by_callers[r["concurrency"]].append(r)
     sweep = {c: summarize(rs) for c, rs in sorted(by_callers.items())}
@@ -78,8 +79,10 @@ def main():
     print("|---:|" + "---:|" * len(names))
     for c, s in sweep.items():
         print(f"| {c} | " + " | ".join(f"{s['passes'].get(n, float('nan')):.3f}" for n in names) + " |")
-    raw = summarize([r for p in sorted(glob.glob(f"{results}/*raw-c32-*.json")) for r in runs_of(p)])
-    copy = summarize([r for p in sorted(glob.glob(f"{results}/*copy-c32-*.json")) for r in runs_of(p)])
+    raw = summarize([r for p in sorted(glob.glob(f"{results}/{prefix}raw-c32-*.json"))
+                     for r in runs_of(p)])
+    copy = summarize([r for p in sorted(glob.glob(f"{results}/{prefix}copy-c32-*.json"))
+                      for r in runs_of(p)])
     if raw["runs"] and copy["runs"]:
         print("\nRaw RGBA8 in and out, 32 callers:\n")
         print("| graph | requests/s (runs) | p50 ms | p99 ms | server GPU ms | statuses |")
@@ -90,13 +93,26 @@ def main():
             print(f"| {name} | **{s['rate']:.0f}** ({rates}) | {s['p50']:.1f} | {s['p99']:.1f} "
                   f"| {s['gpu']:.3f} | {codes} |")
         print(f"\nraw blur requests/s over copy requests/s: {raw['rate'] / copy['rate']:.2f}")
-    xs = list(sweep)
+    return sweep
+
+
+def main():
+    out_dir, results = sys.argv[1], sys.argv[2]
+    configs = [arg.split("=", 1) for arg in sys.argv[3:]] or [("", "PNG → PNG")]
+    os.makedirs(out_dir, exist_ok=True)
+    throughput, latency = {}, {}
+    for prefix, label in configs:
+        if len(configs) > 1:
+            print(f"\n#### {label} (files {prefix}*)\n")
+        sweep = report(results, prefix)
+        throughput[label] = [(c, s["rate"]) for c, s in sweep.items()]
+        p50_name, p99_name = ("p50", "p99") if len(configs) == 1 else (f"{label} p50", f"~{label} p99")
+        latency[p50_name] = [(c, s["p50"]) for c, s in sweep.items()]
+        latency[p99_name] = [(c, s["p99"]) for c, s in sweep.items()]
     chart("rgfx PNG in, PNG out (1080p photo, blur r=64): throughput", "callers",
-          "requests/s", {"PNG → PNG": [(c, sweep[c]["rate"]) for c in xs]},
-          f"{out_dir}/throughput.svg", logx=True, logy=False)
+          "requests/s", throughput, f"{out_dir}/throughput.svg", logx=True, logy=False)
     chart("rgfx PNG in, PNG out (1080p photo, blur r=64): client latency", "callers", "ms",
-          {"p50": [(c, sweep[c]["p50"]) for c in xs], "p99": [(c, sweep[c]["p99"]) for c in xs]},
-          f"{out_dir}/latency.svg", logx=True, logy=False)
+          latency, f"{out_dir}/latency.svg", logx=True, logy=False)
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ ABSL_FLAG(bool, json, false, "print the response metadata (or catalog/info) as J
 ABSL_FLAG(std::string, output_encoding, "", "PNG, RGBA8, RGBA16, RGBA16F or RGBA32F (default: like the input)");
 ABSL_FLAG(bool, png_keep_alpha, false,
           "PNG outputs: always RGBA (default: opaque outputs come back as RGB PNGs)");
-ABSL_FLAG(int, png_level, -1, "PNG compression level 0-9 (default: the server's, 3)");
+ABSL_FLAG(int, png_level, -1, "PNG compression level 0-9 (default: the server's, 1)");
 ABSL_FLAG(std::string, working_format, "", "RGBA16F or RGBA32F (default: the server's)");
 ABSL_FLAG(bool, report_error, false,
           "process: also run approximate passes exact and print each output's PSNR against "

@@ -74,11 +74,12 @@ enum class PngEncoder {
 };
 
 struct PngEncodeOptions {
-  // zlib level 0..9; 1..3 go to the fast encoder as ISA-L levels 1..3. 3 is
-  // the default: on the H100 host's CPU ISA-L level 3 is both faster (~15%)
-  // and smaller (~1.5%) than its level 1 on photographs (docs/CODEC.md), and
-  // ~5% smaller than zlib level 1; libpng's level 6 costs ~10x the time.
-  int compression_level = 3;
+  // zlib level 0..9; 1..3 go to the fast encoder as ISA-L levels 1..3. 1 is
+  // the default: on the H100 host ISA-L level 3 encodes noisy photographs
+  // faster than level 1 but the smooth images a blur returns slower (the
+  // service's one-caller encode 7.1 vs 5.3 ms, docs/CODEC.md), for files
+  // only ~1.5% smaller; libpng's level 6 costs ~10x the time.
+  int compression_level = 1;
   // libpng encoder only. true: every row uses the SUB filter (cheap, and
   // most of the gain on photographic images); false: libpng's adaptive
   // choice among all five.
@@ -99,13 +100,6 @@ struct PngEncodeOptions {
   // the service turns it on unless the request sets png_keep_alpha.
   bool opaque_as_rgb = false;
 };
-
-// Threads for one fast encode when `concurrent_encodes` (>= 1) images are
-// being encoded at once on `hardware_threads`: their share of the cores,
-// 1..8. Splitting one image costs 10-30% more CPU in all (each piece starts
-// a new deflate history and Huffman table), worth it only for cores that
-// would otherwise idle; more than 8 pieces gains little at 1080p.
-int FastEncodeThreads(int concurrent_encodes, unsigned hardware_threads);
 
 // Encodes tightly packed RGBA pixels, `format` kRgba8 or kRgba16
 // (little-endian), as an RGBA PNG of 8 or 16 bits (or RGB: opaque_as_rgb).

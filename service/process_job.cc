@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -323,17 +322,10 @@ absl::Status ProcessJob::Finish() {
                                                                   : v1::ALPHA_MODE_PREMULTIPLIED);
     const gpu::BufferSlice& pixels = staged_.outputs[i];
     if (png) {
-      // Encoded straight from the memory the GPU downloaded into, on this
-      // request's share of the cores (one thread when the server is busy).
-      static std::atomic<int> encoding_now{0};
-      const int concurrent = encoding_now.fetch_add(1) + 1;
-      PngEncodeOptions options = translated_.output.png;
-      if (options.threads <= 0) {
-        options.threads = FastEncodeThreads(concurrent, std::thread::hardware_concurrency());
-      }
-      absl::StatusOr<std::string> encoded = EncodePng({pixels.mapped, pixels.size}, extent.width,
-                                                      extent.height, out.format, options);
-      encoding_now.fetch_sub(1);
+      // Encoded straight from the memory the GPU downloaded into.
+      absl::StatusOr<std::string> encoded =
+          EncodePng({pixels.mapped, pixels.size}, extent.width, extent.height, out.format,
+                    translated_.output.png);
       if (!encoded.ok()) return encoded.status();
       image.set_encoding(v1::IMAGE_ENCODING_PNG);
       *image.mutable_data() = *std::move(encoded);

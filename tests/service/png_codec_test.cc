@@ -203,19 +203,5 @@ TEST(RawImage, HugeSizesDoNotOverflow) {
             absl::StatusCode::kResourceExhausted);
 }
 
-// One encode alone may use up to 8 threads; encodes at once share the cores,
-// never below one thread each.
-TEST(FastEncodeThreads, ShareOfTheCores) {
-  EXPECT_EQ(FastEncodeThreads(1, 16), 8);
-  EXPECT_EQ(FastEncodeThreads(1, 4), 4);
-  EXPECT_EQ(FastEncodeThreads(2, 16), 8);
-  EXPECT_EQ(FastEncodeThreads(4, 16), 4);
-  EXPECT_EQ(FastEncodeThreads(5, 16), 3);
-  EXPECT_EQ(FastEncodeThreads(16, 16), 1);
-  EXPECT_EQ(FastEncodeThreads(64, 16), 1);
-  EXPECT_EQ(FastEncodeThreads(1, 0), 1);  // hardware_concurrency() may say 0
-  EXPECT_EQ(FastEncodeThreads(0, 2), 2);
-}
-
 }  // namespace
 }  // namespace rgfx::service
