@@ -360,6 +360,10 @@ bool WriteImage(png_structp png, png_infop info, uint32_t width, uint32_t height
 
 }  // namespace
 
+bool PipelineDecode(int concurrent_decodes, unsigned hardware_threads) {
+  return concurrent_decodes >= 1 && 2u * static_cast<unsigned>(concurrent_decodes) <= hardware_threads;
+}
+
 absl::StatusOr<std::string> EncodePng(std::span<const std::byte> pixels, uint32_t width,
                                       uint32_t height, graph::PixelFormat format,
                                       const PngEncodeOptions& options) {

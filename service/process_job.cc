@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -165,7 +166,14 @@ absl::Status ProcessJob::StageInputs() {
     // PNG: decoded straight into the upload memory; raw: the one copy from
     // the request into it.
     const absl::Time start = absl::Now();
-    if (absl::Status s = DecodeInput(plan, {slice.mapped, plan.decoded_bytes}); !s.ok()) return s;
+    // Pipelined (two threads) only while few requests decode at once.
+    static std::atomic<int> decoding_now{0};
+    const int concurrent = decoding_now.fetch_add(1) + 1;
+    const absl::Status decoded =
+        DecodeInput(plan, {slice.mapped, plan.decoded_bytes},
+                    {.pipelined = PipelineDecode(concurrent, std::thread::hardware_concurrency())});
+    decoding_now.fetch_sub(1);
+    if (!decoded.ok()) return decoded;
     (plan.png ? decode_ns_ : upload_ns_) += NanosSince(start);
     if (r >= 0) staged_.inputs[i] = slice;
   }

@@ -343,10 +343,11 @@ absl::StatusOr<TranslatedRequest> TranslateRequest(const v1::ProcessRequest& req
   return out;
 }
 
-absl::Status DecodeInput(const InputPlan& plan, std::span<std::byte> dst) {
+absl::Status DecodeInput(const InputPlan& plan, std::span<std::byte> dst,
+                         const PngDecodeOptions& png_options) {
   const std::string& data = plan.image->data();
   const auto bytes = std::as_bytes(std::span<const char>(data.data(), data.size()));
-  if (plan.png) return DecodePngInto(plan.image->name(), bytes, plan.png_info, dst);
+  if (plan.png) return DecodePngInto(plan.image->name(), bytes, plan.png_info, dst, png_options);
   if (dst.size() != bytes.size()) {
     return absl::InternalError(absl::StrCat("image '", plan.image->name(), "': buffer size"));
   }

@@ -71,7 +71,8 @@ absl::StatusOr<TranslatedRequest> TranslateRequest(const v1::ProcessRequest& req
 
 // Decodes input `plan` into `dst` (plan.decoded_bytes long): PNG decode, or
 // a copy of raw bytes.
-absl::Status DecodeInput(const InputPlan& plan, std::span<std::byte> dst);
+absl::Status DecodeInput(const InputPlan& plan, std::span<std::byte> dst,
+                         const PngDecodeOptions& png_options = {});
 
 // FNV-1a of the canonical key, as 16 hex digits: the graph hash in responses
 // and logs (stable across processes, unlike absl::Hash).

@@ -91,6 +91,22 @@ TEST_F(ServerTest, OpaquePngOutputsAreRgbUnlessAlphaIsKept) {
   }
 }
 
+// An image of several 256 KiB slabs of filtered rows: with one request in
+// flight the server decodes it pipelined (PipelineDecode) on any machine of
+// two or more cores; the pixels must be libpng's all the same.
+TEST_F(ServerTest, LargePngRoundTripsWithOneCaller) {
+  const TestPng png = MakeTestPng({.width = 701, .height = 499,
+                                   .color_type = PNG_COLOR_TYPE_RGB, .smooth = true});
+  v1::ProcessRequest request = RequestFromJson(kCopyGraph, png.file);
+  request.mutable_inputs(0)->set_color_space(v1::COLOR_SPACE_LINEAR);
+  request.mutable_inputs(0)->set_alpha_mode(v1::ALPHA_MODE_PREMULTIPLIED);
+  request.mutable_options()->set_working_format(v1::WORKING_FORMAT_RGBA32F);
+  v1::ProcessResponse response;
+  grpc::Status status = Process(request, response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(DecodeOrDie(response.outputs(0).data()), png.expected);
+}
+
 TEST_F(ServerTest, SrgbStraightRoundTripIsWithinOneStep) {
   // The defaults: sRGB decoded to linear, premultiplied, in half floats.
   const std::string png = SamplePng(37, 23, 7);

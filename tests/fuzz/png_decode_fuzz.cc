@@ -58,7 +58,8 @@ int FuzzPngDecode(const uint8_t* data, size_t size) {
   FUZZ_CHECK(pixels == reference, "the default decode and libpng's differ");
 
   // What decoded must encode, with either encoder, and decode again to the
-  // same pixels. The input's last byte picks level and filter, so all are fuzzed.
+  // same pixels. The input's last byte picks level, filter and RGB-if-opaque,
+  // so all are fuzzed.
   for (const service::PngEncoder encoder :
        {service::PngEncoder::kFast, service::PngEncoder::kLibpng}) {
     service::PngEncodeOptions options;
@@ -67,6 +68,8 @@ int FuzzPngDecode(const uint8_t* data, size_t size) {
     options.compression_level = static_cast<int>(data[size - 1] % 10);
     options.fast_filter = static_cast<service::PngRowFilter>(data[size - 1] / 10 % 5);
     options.threads = 1 + data[size - 1] % 3;
+    // As the service encodes by default: opaque images as RGB.
+    options.opaque_as_rgb = data[size - 1] / 50 % 2 == 1;
     absl::StatusOr<std::string> encoded =
         service::EncodePng(pixels, info->width, info->height, info->format, options);
     FUZZ_CHECK(encoded.ok(), encoded.status().ToString());

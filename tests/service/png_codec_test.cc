@@ -203,5 +203,17 @@ TEST(RawImage, HugeSizesDoNotOverflow) {
             absl::StatusCode::kResourceExhausted);
 }
 
+// Pipelined decodes only while at most half the cores are decoding.
+TEST(PipelineDecode, OnlyWhileCoresIdle) {
+  EXPECT_TRUE(PipelineDecode(1, 16));
+  EXPECT_TRUE(PipelineDecode(8, 16));
+  EXPECT_FALSE(PipelineDecode(9, 16));
+  EXPECT_FALSE(PipelineDecode(64, 16));
+  EXPECT_TRUE(PipelineDecode(1, 2));
+  EXPECT_FALSE(PipelineDecode(2, 2));
+  EXPECT_FALSE(PipelineDecode(1, 1));  // no second core
+  EXPECT_FALSE(PipelineDecode(1, 0));  // hardware_concurrency() may say 0
+}
+
 }  // namespace
 }  // namespace rgfx::service
