@@ -29,16 +29,22 @@ std::vector<std::byte> DecodeOrDie(const std::string& png) {
   return pixels;
 }
 
+// The copy graph on `png` with the input declared linear and premultiplied,
+// in RGBA32F: the server converts formats only, so the output must decode to
+// exactly what libpng decodes from the input, at either depth.
+v1::ProcessRequest ExactCopyRequest(const std::string& png) {
+  v1::ProcessRequest request = RequestFromJson(kCopyGraph, png);
+  request.mutable_inputs(0)->set_color_space(v1::COLOR_SPACE_LINEAR);
+  request.mutable_inputs(0)->set_alpha_mode(v1::ALPHA_MODE_PREMULTIPLIED);
+  request.mutable_options()->set_working_format(v1::WORKING_FORMAT_RGBA32F);
+  return request;
+}
+
 class PngRoundTrip : public ServerTest, public ::testing::WithParamInterface<PngSpec> {};
 
 TEST_P(PngRoundTrip, CopyGraphReturnsTheDecodedPixels) {
   const TestPng png = MakeTestPng(GetParam());
-  v1::ProcessRequest request = RequestFromJson(kCopyGraph, png.file);
-  // Linear + premultiplied: the server converts formats only, so the result
-  // must equal what libpng decodes, bit for bit, at either depth.
-  request.mutable_inputs(0)->set_color_space(v1::COLOR_SPACE_LINEAR);
-  request.mutable_inputs(0)->set_alpha_mode(v1::ALPHA_MODE_PREMULTIPLIED);
-  request.mutable_options()->set_working_format(v1::WORKING_FORMAT_RGBA32F);
+  v1::ProcessRequest request = ExactCopyRequest(png.file);
   v1::ProcessResponse response;
   grpc::Status status = Process(request, response);
   ASSERT_TRUE(status.ok()) << status.error_message();
@@ -74,10 +80,7 @@ TEST_F(ServerTest, OpaquePngOutputsAreRgbUnlessAlphaIsKept) {
                                         << ", keep_alpha " << c.keep_alpha << ", " << depth);
       const TestPng png = MakeTestPng(
           {.width = 29, .height = 17, .color_type = c.input_color_type, .bit_depth = depth});
-      v1::ProcessRequest request = RequestFromJson(kCopyGraph, png.file);
-      request.mutable_inputs(0)->set_color_space(v1::COLOR_SPACE_LINEAR);
-      request.mutable_inputs(0)->set_alpha_mode(v1::ALPHA_MODE_PREMULTIPLIED);
-      request.mutable_options()->set_working_format(v1::WORKING_FORMAT_RGBA32F);
+      v1::ProcessRequest request = ExactCopyRequest(png.file);
       request.mutable_options()->set_png_keep_alpha(c.keep_alpha);
       v1::ProcessResponse response;
       grpc::Status status = Process(request, response);
@@ -97,10 +100,7 @@ TEST_F(ServerTest, OpaquePngOutputsAreRgbUnlessAlphaIsKept) {
 TEST_F(ServerTest, LargePngRoundTripsWithOneCaller) {
   const TestPng png = MakeTestPng({.width = 701, .height = 499,
                                    .color_type = PNG_COLOR_TYPE_RGB, .smooth = true});
-  v1::ProcessRequest request = RequestFromJson(kCopyGraph, png.file);
-  request.mutable_inputs(0)->set_color_space(v1::COLOR_SPACE_LINEAR);
-  request.mutable_inputs(0)->set_alpha_mode(v1::ALPHA_MODE_PREMULTIPLIED);
-  request.mutable_options()->set_working_format(v1::WORKING_FORMAT_RGBA32F);
+  v1::ProcessRequest request = ExactCopyRequest(png.file);
   v1::ProcessResponse response;
   grpc::Status status = Process(request, response);
   ASSERT_TRUE(status.ok()) << status.error_message();
