@@ -6,7 +6,8 @@ a Markdown table on stdout and two SVG charts (standard library only):
   latency.svg     client p50 and p99 against callers
 Usage: python3 bench/load_plot.py OUT_DIR RESULTS_DIR [PREFIX=LABEL ...]
 RESULTS_DIR holds [PREFIX]png-sweep-N.json (a --sweep each) and [PREFIX]raw-c32-N.json /
-[PREFIX]copy-c32-N.json (one run each); N numbers the repetitions. With
+[PREFIX]copy-c32-N.json (one run each), optionally [PREFIX]uds-raw-c32-N.json (the raw
+load over a Unix socket); N numbers the repetitions. With
 PREFIX=LABEL arguments each prefix is one configuration (its own tables, one
 line per configuration in the charts); without, all files are one.
 """
@@ -83,11 +84,16 @@ def report(results, prefix):
                      for r in runs_of(p)])
     copy = summarize([r for p in sorted(glob.glob(f"{results}/{prefix}copy-c32-*.json"))
                       for r in runs_of(p)])
+    uds = summarize([r for p in sorted(glob.glob(f"{results}/{prefix}uds-raw-c32-*.json"))
+                     for r in runs_of(p)])
     if raw["runs"] and copy["runs"]:
         print("\nRaw RGBA8 in and out, 32 callers:\n")
         print("| graph | requests/s (runs) | p50 ms | p99 ms | server GPU ms | statuses |")
         print("|---|---|---:|---:|---:|---|")
-        for name, s in (("blur r=64", raw), ("copy (transport floor)", copy)):
+        rows = [("blur r=64", raw), ("copy (transport floor)", copy)]
+        if uds["runs"]:
+            rows.append(("blur r=64 over a Unix socket", uds))
+        for name, s in rows:
             rates = ", ".join(f"{x:.0f}" for x in s["rates"])
             codes = " ".join(f"{k}:{v}" for k, v in sorted(s["codes"].items()))
             print(f"| {name} | **{s['rate']:.0f}** ({rates}) | {s['p50']:.1f} | {s['p99']:.1f} "

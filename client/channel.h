@@ -14,7 +14,7 @@
 namespace rgfx::client {
 
 struct ChannelOptions {
-  std::string address;          // host:port
+  std::string address;          // host:port, or unix:PATH
   std::string tls_ca_file;      // PEM roots; set: TLS (empty: plaintext)
   std::string tls_cert_file;    // PEM client certificate chain (mutual TLS), with the key
   std::string tls_key_file;     // PEM private key of tls_cert_file

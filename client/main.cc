@@ -42,7 +42,8 @@
 #include "rgfx/v1/post_process.grpc.pb.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 
-ABSL_FLAG(std::string, server, "localhost:50051", "rgfx-server address");
+ABSL_FLAG(std::string, server, "localhost:50051",
+          "rgfx-server address: host:port, or unix:PATH for a server on a Unix socket");
 ABSL_FLAG(std::string, tls_ca, "",
           "PEM CA certificates that signed the server's certificate; set: TLS (default plaintext)");
 ABSL_FLAG(std::string, tls_cert, "", "PEM client certificate for mutual TLS (with --tls_key)");

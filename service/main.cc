@@ -18,7 +18,8 @@
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
           "address:port to serve on (port 0: any free port); loopback by default, "
-          "0.0.0.0:50051 for every interface (containers)");
+          "0.0.0.0:50051 for every interface (containers), unix:PATH for a Unix socket "
+          "(clients on the same machine)");
 ABSL_FLAG(std::string, metrics_listen, "127.0.0.1:9464",
           "address:port of the Prometheus GET /metrics endpoint (port 0: any free port; "
           "empty: off)");
