@@ -72,7 +72,8 @@ void FilterOne(PngRowFilter choice, int bpp, const uint8_t* row, const uint8_t* 
     case PngRowFilter::kPaeth: filter = kPngFilterPaeth; break;
     case PngRowFilter::kAverage: filter = kPngFilterAverage; break;
     case PngRowFilter::kAdaptive:
-      if (choose) chosen = ChooseRowFilter(bpp, row, prev, n);
+      // The row's own output space is the scratch: it is written below.
+      if (choose) chosen = ChooseRowFilter(bpp, row, prev, out + 1, n);
       filter = chosen;
       break;
   }

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <vector>
+#include <initializer_list>
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <emmintrin.h>
@@ -292,16 +292,16 @@ void FilterRow(uint8_t filter, int bpp_int, const uint8_t* row, const uint8_t* p
   }
 }
 
-uint8_t ChooseRowFilter(int bpp, const uint8_t* row, const uint8_t* prev, size_t n) {
+uint8_t ChooseRowFilter(int bpp, const uint8_t* row, const uint8_t* prev, uint8_t* scratch,
+                        size_t n) {
   // Filters the row four ways and keeps the cheapest: the encoder judges
   // only every adaptive_row_step-th row, so a fused one-pass version would
   // not pay for a second implementation of the predictors.
-  std::vector<uint8_t> filtered(n);
   uint8_t best = kPngFilterSub;
   uint64_t best_cost = ~uint64_t{0};
   for (uint8_t f : {kPngFilterSub, kPngFilterUp, kPngFilterAverage, kPngFilterPaeth}) {
-    FilterRow(f, bpp, row, prev, filtered.data(), n);
-    const uint64_t cost = FilteredRowCost(filtered.data(), n);
+    FilterRow(f, bpp, row, prev, scratch, n);
+    const uint64_t cost = FilteredRowCost(scratch, n);
     if (cost < best_cost) {
       best_cost = cost;
       best = f;

@@ -39,7 +39,9 @@ void FilterRow(uint8_t filter, int bpp, const uint8_t* row, const uint8_t* prev,
 uint64_t FilteredRowCost(const uint8_t* filtered, size_t row_bytes);
 
 // The filter among Sub, Up, Average and Paeth whose output for `row` has the
-// smallest FilteredRowCost (the first of them on a tie).
-uint8_t ChooseRowFilter(int bpp, const uint8_t* row, const uint8_t* prev, size_t row_bytes);
+// smallest FilteredRowCost (the first of them on a tie). `scratch` (row_bytes,
+// overlapping neither row) takes each candidate in turn: no allocation.
+uint8_t ChooseRowFilter(int bpp, const uint8_t* row, const uint8_t* prev, uint8_t* scratch,
+                        size_t row_bytes);
 
 }  // namespace rgfx::service

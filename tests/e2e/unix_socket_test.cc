@@ -21,10 +21,6 @@
 namespace rgfx::testing {
 namespace {
 
-constexpr char kCopyGraph[] = R"({
-  "passes": [{"name": "id", "inputs": ["image"], "outputs": ["out"], "copy": {}}],
-  "outputs": ["out"]})";
-
 class UnixSocketTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -70,7 +66,7 @@ TEST_F(UnixSocketTest, ServesHealthAndExactResults) {
 
   // Raw RGBA8 through the copy graph, linear and premultiplied in RGBA32F:
   // the bytes must come back unchanged.
-  v1::ProcessRequest request = RequestFromJson(kCopyGraph, SamplePng(8, 8));
+  v1::ProcessRequest request = RequestFromJson(ReadExampleGraph("copy.json"), SamplePng(8, 8));
   v1::Image& image = *request.mutable_inputs(0);
   const uint32_t width = 173, height = 61;
   std::string pixels(size_t{width} * height * 4, '\0');

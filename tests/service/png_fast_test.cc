@@ -245,8 +245,8 @@ TEST(FastEncode, OpaqueImagesAsRgb) {
   }
 }
 
-// ChooseRowFilter (one pass, nothing stored) picks what filtering the row
-// four ways and comparing FilteredRowCost picks, first minimum on ties.
+// ChooseRowFilter picks what filtering the row four ways and comparing
+// FilteredRowCost picks, first minimum on ties.
 TEST(FastEncode, ChooseRowFilterIsTheFourWayChoice) {
   std::mt19937 rng(5);
   for (int bpp : {3, 4, 6, 8}) {
@@ -274,7 +274,8 @@ TEST(FastEncode, ChooseRowFilterIsTheFourWayChoice) {
             best = f;
           }
         }
-        EXPECT_EQ(ChooseRowFilter(bpp, row.data(), prev.data(), n), best)
+        std::vector<uint8_t> scratch(n);
+        EXPECT_EQ(ChooseRowFilter(bpp, row.data(), prev.data(), scratch.data(), n), best)
             << "bpp " << bpp << " bytes " << n << " trial " << trial;
       }
     }
