@@ -71,6 +71,29 @@ bool HasExtension(VkPhysicalDevice physical, const char* name) {
   return false;
 }
 
+// Whether the matrix units take 16×16×16 products of fp16 matrices with fp32
+// accumulation per subgroup (VK_NV_cooperative_matrix), the shape the
+// tensor path of gaussian_blur "fast" is written for.
+bool HasF16MatrixProduct16(VkPhysicalDevice physical) {
+  if (!HasExtension(physical, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) ||
+      vkGetPhysicalDeviceCooperativeMatrixPropertiesNV == nullptr) {
+    return false;
+  }
+  uint32_t count = 0;
+  vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(physical, &count, nullptr);
+  std::vector<VkCooperativeMatrixPropertiesNV> shapes(
+      count, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
+  vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(physical, &count, shapes.data());
+  for (const auto& s : shapes) {
+    if (s.MSize == 16 && s.NSize == 16 && s.KSize == 16 && s.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+        s.BType == VK_COMPONENT_TYPE_FLOAT16_NV && s.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+        s.DType == VK_COMPONENT_TYPE_FLOAT32_NV && s.scope == VK_SCOPE_SUBGROUP_NV) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<DeviceCandidate> ListDeviceCandidates(Instance& instance) {
@@ -156,11 +179,21 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(Instance& instance,
   // fast variants use them; the exact ones do not need them).
   VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV fmatrix{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  const bool matrix_extension = HasExtension(physical, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   f11.pNext = &f12;
+  if (matrix_extension) f12.pNext = &fmatrix;
   VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   supported.pNext = &f11;
   vkGetPhysicalDeviceFeatures2(physical, &supported);
   caps.shader_float16 = f12.shaderFloat16 && f11.storageBuffer16BitAccess;
+  // The matrix shader is written for 32-wide subgroups and fp16 storage.
+  // GL_NV_cooperative_matrix's scopes come with the Vulkan memory model.
+  caps.f16_matrix_product_16 = options.matrix_units && matrix_extension && fmatrix.cooperativeMatrix &&
+                               caps.shader_float16 && caps.subgroup_size == 32 &&
+                               f12.vulkanMemoryModel &&
+                               HasF16MatrixProduct16(physical);
 
   VkPhysicalDeviceVulkan11Features en11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   VkPhysicalDeviceVulkan12Features en12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
@@ -172,18 +205,26 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(Instance& instance,
   VkPhysicalDeviceFeatures2 enabled{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   enabled.pNext = &en11;
   enabled.features.shaderInt64 = supported.features.shaderInt64;
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV enmatrix{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  enmatrix.cooperativeMatrix = VK_TRUE;
+  if (caps.f16_matrix_product_16) {
+    en12.pNext = &enmatrix;
+    en12.vulkanMemoryModel = VK_TRUE;
+  }
 
   const float priority = 1.0f;
   VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   queue_info.queueFamilyIndex = self->queue_family_;
   queue_info.queueCount = 1;
   queue_info.pQueuePriorities = &priority;
-  const char* extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  const char* extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME,
+                              VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME};
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   info.pNext = &enabled;
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue_info;
-  info.enabledExtensionCount = 1;
+  info.enabledExtensionCount = caps.f16_matrix_product_16 ? 2 : 1;
   info.ppEnabledExtensionNames = extensions;
   RGFX_VK_RETURN_IF_ERROR(vkCreateDevice(physical, &info, nullptr, &self->device_));
   volkLoadDevice(self->device_);
@@ -202,7 +243,8 @@ Device::~Device() {
 std::string Device::Describe() const {
   return absl::StrCat(caps_.name, " (", caps_.type, "), driver ", caps_.driver, ", Vulkan ",
                       caps_.api_version, ", queue family ", queue_family_,
-                      caps_.timestamps_supported ? ", timestamps" : ", no timestamps");
+                      caps_.timestamps_supported ? ", timestamps" : ", no timestamps",
+                      caps_.f16_matrix_product_16 ? ", matrix units (fp16 16x16x16)" : "");
 }
 
 VkResult Device::Submit(const VkSubmitInfo& submit, VkFence fence) {

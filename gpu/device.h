@@ -20,6 +20,9 @@ namespace rgfx::gpu {
 
 struct DeviceOptions {
   std::string override_spec;  // "" = automatic choice; else index or name substring
+  // Use the matrix units (VK_NV_cooperative_matrix) where present; off runs
+  // every pass on the ordinary paths, for comparisons.
+  bool matrix_units = true;
 };
 
 // What ChooseDevice picks among: every physical device of `instance`.

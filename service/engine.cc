@@ -42,7 +42,8 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& opti
 }
 
 absl::Status Engine::CreateDevice() {
-  RGFX_ASSIGN_OR_RETURN(device_, gpu::Device::Create(*instance_, {.override_spec = options_.device}));
+  RGFX_ASSIGN_OR_RETURN(device_, gpu::Device::Create(*instance_, {.override_spec = options_.device,
+                                                                   .matrix_units = options_.matrix_units}));
   RGFX_ASSIGN_OR_RETURN(pipelines_, gpu::PipelineCache::Create(*device_, options_.pipeline_cache_file));
   executors_.clear();
   executor_mu_.clear();

@@ -56,6 +56,7 @@ struct EngineTestHooks {
 struct EngineOptions {
   bool validation = false;
   std::string device;               // --device: "" = automatic
+  bool matrix_units = true;         // --matrix_units (gpu::DeviceOptions)
   std::string pipeline_cache_file;  // "" = none
   int workers = 2;                  // executors, one per GPU worker thread
   // Staging and transient memory unused this long is given back by a

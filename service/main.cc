@@ -56,6 +56,9 @@ ABSL_FLAG(std::string, device, "",
 ABSL_FLAG(std::string, devices, "",
           "several devices, one engine each, requests to the least loaded: 'all' (every GPU) or "
           "a list of indices / name substrings ('0,1'); empty = the one --device chooses");
+ABSL_FLAG(bool, matrix_units, true,
+          "use the GPU's matrix units (VK_NV_cooperative_matrix) where present: gaussian_blur "
+          "variant fast in RGBA16F runs on them; false: every pass on the ordinary paths");
 ABSL_FLAG(std::string, working_format, "RGBA16F",
           "default internal precision: RGBA16F or RGBA32F (requests may override)");
 ABSL_FLAG(uint64_t, max_pixels, 64ull << 20, "most pixels (width*height) per image and resource");
@@ -138,6 +141,7 @@ int main(int argc, char** argv) {
   options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
   options.engine.validation = absl::GetFlag(FLAGS_validation);
   options.engine.device = absl::GetFlag(FLAGS_device);
+  options.engine.matrix_units = absl::GetFlag(FLAGS_matrix_units);
   options.devices = absl::GetFlag(FLAGS_devices);
   options.engine.pipeline_cache_file = absl::GetFlag(FLAGS_pipeline_cache);
   options.engine.workers = absl::GetFlag(FLAGS_workers);

@@ -60,6 +60,7 @@ struct StepKernel {
   uint32_t groups_x = 1;  // workgroups; line kernels: per line (x) and lines (y)
   uint32_t groups_y = 1;
   std::string details;  // e.g. "workgroup 512, cache 1920 px (vec4)"
+  int shader = 0;       // which of the variant's shaders, when it has several
 };
 
 // Kept in PassPlan::prepared for Record and for whoever reports on the plan.

@@ -3,15 +3,23 @@
 // (shaders/gaussian_blur_fast.comp). Rows stage a segment plus its halo in
 // shared memory; columns are read straight from memory by invocations that
 // each take one column, so a subgroup reads consecutive addresses.
+// On devices with matrix units (VK_NV_cooperative_matrix, 16×16×16 fp16
+// products) and the RGBA16F working format, both axes run as products with
+// banded Toeplitz matrices instead (shaders/gaussian_blur_fast_tensor.comp);
+// every other device, format or radius takes the paths above.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "passes/blur_variants/blur_variant.h"
 #include "passes/gaussian_weights.h"
+#include "passes/half_float.h"
 #include "passes/pass_util.h"
 #include "kGaussianBlurFastF16.h"
 #include "kGaussianBlurFastF32.h"
+#include "kGaussianBlurFastTensorF16.h"
 
 namespace rgfx::passes {
 namespace {
@@ -21,6 +29,79 @@ using graph::StepResource;
 constexpr uint32_t kFastOutputs = 8;         // outputs per invocation
 constexpr uint32_t kFastRowGroup = 64;       // invocations per row segment
 constexpr uint32_t kFastColumnGroup = 64;    // adjacent columns per workgroup
+
+// The matrix path (must match gaussian_blur_fast_tensor.comp): 16×16 tiles,
+// `tiles` tiles along the axis per subgroup, 4 lines × 4 channels per tile
+// column, a panel row of 4 lines per subgroup plus 8 halves of padding.
+struct MatrixShape {
+  uint32_t warps;
+  uint32_t tiles;
+};
+constexpr int kShaderLines = 0, kShaderMatrix = 1;
+
+uint32_t MatrixTapBlocks(uint32_t radius) { return 1 + (2 * radius + 15) / 16; }
+
+uint64_t MatrixPanelBytes(uint32_t radius, MatrixShape shape) {
+  const uint64_t rows = 16 * (shape.tiles + MatrixTapBlocks(radius) - 1);
+  return rows * (16 * shape.warps + 8) * 2;
+}
+
+// Measured on the H100 at r = 64 (1080p, RGBA16F, µs H + V): 2 subgroups ×
+// 8 tiles 44.0 + 45.6; 4 × 8 46.3 + 52.2; 4 × 4 52.5 + 45.8; 2 × 16
+// 54.5 + 58.6; 1 × 16 60.4 + 57.1. Fewer subgroups only where the panel
+// does not fit otherwise.
+constexpr MatrixShape kMatrixShapes[] = {{2, 8}, {1, 8}};
+
+// T_j[a][b] = w(16j + b − R − a) for j < J, as fp16 pairs hi + lo (hi the
+// rounded weight, lo the rounded remainder): [j][hi, lo][a][b].
+std::vector<std::byte> MatrixTaps(const std::vector<double>& weights) {
+  const int radius = static_cast<int>(weights.size()) - 1;
+  const uint32_t blocks = MatrixTapBlocks(radius);
+  std::vector<uint16_t> taps(size_t(blocks) * 512);
+  for (uint32_t j = 0; j < blocks; ++j) {
+    for (int a = 0; a < 16; ++a) {
+      for (int b = 0; b < 16; ++b) {
+        const int t = int(16 * j) + b - radius - a;
+        const double w = std::abs(t) <= radius ? weights[std::abs(t)] : 0.0;
+        const uint16_t hi = DoubleToHalf(w);
+        taps[j * 512 + a * 16 + b] = hi;
+        taps[j * 512 + 256 + a * 16 + b] = DoubleToHalf(w - HalfToDouble(hi));
+      }
+    }
+  }
+  std::vector<std::byte> blob(taps.size() * 2);
+  std::memcpy(blob.data(), taps.data(), blob.size());
+  return blob;
+}
+
+// The matrix path's kernel for one axis, or nothing when the device, the
+// format or the shared memory (the panel grows with the radius) rules it out.
+std::optional<StepKernel> PlanMatrixStep(const BlurConfig& config, const LineLayout& layout) {
+  if (!config.caps.f16_matrix_product_16 || config.working != graph::PixelFormat::kRgba16F) {
+    return std::nullopt;
+  }
+  const uint32_t radius = static_cast<uint32_t>(config.radius);
+  for (const MatrixShape shape : kMatrixShapes) {
+    const uint32_t warps = shape.warps;
+    if (MatrixPanelBytes(radius, shape) > config.caps.max_compute_shared_memory_bytes ||
+        warps * 32 > config.caps.max_workgroup_invocations) {
+      continue;
+    }
+    StepKernel k;
+    k.layout = layout;
+    k.shader = kShaderMatrix;
+    const uint32_t lines_adjacent = layout.in_line_stride == 1 ? 1 : 0;
+    k.spec.values = {warps * 32, radius, lines_adjacent, warps, shape.tiles};
+    k.groups_x = DivideRoundingUp(layout.n, 16 * shape.tiles);
+    k.groups_y = DivideRoundingUp(layout.lines, 4 * warps);
+    k.details = absl::StrCat("matrix units: 16x16x16 fp16 products (weights hi + lo), fp32 "
+                             "accumulation; ", 16 * shape.tiles, " outputs x ", 4 * warps,
+                             " lines per workgroup, panel ", MatrixPanelBytes(radius, shape),
+                             " bytes");
+    return k;
+  }
+  return std::nullopt;
+}
 
 // Must match the push_constant block of gaussian_blur_fast.comp.
 struct FastPush {
@@ -41,7 +122,10 @@ class FastBlur final : public BlurVariant {
            "multiply-adds; blocks of 8 pixels share 15 weights from shared memory); rows staged with their halo in shared memory when 512 + 2·radius pixels "
            "fit, columns (and longer halos) read along the memory's fast axis by one invocation "
            "per column; no transposes, no limit on line length; the zero-padded weights must fit the "
-           "shared memory too (radius <= 4079 with 32 KB): INVALID_ARGUMENT beyond";
+           "shared memory too (radius <= 4079 with 32 KB): INVALID_ARGUMENT beyond. With matrix units "
+           "(VK_NV_cooperative_matrix) and RGBA16F working: products with banded Toeplitz "
+           "matrices, 16x16x16 fp16 with fp32 accumulation, weights split in two fp16 terms "
+           "(still exact), where the panel fits the shared memory";
   }
 
   absl::Status Plan(const BlurConfig& config, graph::PassPlan& plan,
@@ -78,7 +162,13 @@ class FastBlur final : public BlurVariant {
     }
     const uint32_t pixel_bytes = config.working == graph::PixelFormat::kRgba32F ? 16 : 8;
     const uint32_t shared_pixels = static_cast<uint32_t>((shared - weight_bytes) / pixel_bytes);
+    bool matrix = false;
     for (const Axis& a : axes) {
+      if (std::optional<StepKernel> m = PlanMatrixStep(config, a.layout)) {
+        prepared.steps.push_back(*m);
+        matrix = true;
+        continue;
+      }
       StepKernel k;
       k.layout = a.layout;
       const uint32_t radius = static_cast<uint32_t>(config.radius);
@@ -105,7 +195,11 @@ class FastBlur final : public BlurVariant {
       }
       prepared.steps.push_back(k);
     }
-    prepared.accuracy = {true, "exact (weights in double, fp32 accumulation: float rounding only)",
+    if (matrix) plan.constants.push_back(MatrixTaps(weights));
+    prepared.accuracy = {true,
+                         matrix ? "exact (weights in double, split into two fp16 terms on the "
+                                  "matrix units, fp32 accumulation: float rounding only)"
+                                : "exact (weights in double, fp32 accumulation: float rounding only)",
                          {}};
     return absl::OkStatus();
   }
@@ -116,6 +210,12 @@ class FastBlur final : public BlurVariant {
     const LineLayout& l = k.layout;
     const FastPush push{l.n, l.lines, l.in_line_stride, l.in_pixel_stride,
                         prepared.config.border};
+    if (k.shader == kShaderMatrix) {
+      const gpu::ShaderCode shader{"gaussian_blur_fast_tensor", kGaussianBlurFastTensorF16, 3,
+                                   sizeof(FastPush)};
+      const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(1)};
+      return ctx.Dispatch(shader, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
+    }
     const gpu::ShaderCode shader =
         WorkingShader(ctx.working_format(), "gaussian_blur_fast", kGaussianBlurFastF16,
                       kGaussianBlurFastF32, 3, sizeof(FastPush));

@@ -37,6 +37,9 @@ ABSL_FLAG(int, warmup, 10, "untimed runs first (at least)");
 ABSL_FLAG(int, warmup_ms, 1000,
           "untimed runs last at least this long: GPUs raise their clocks only under load");
 ABSL_FLAG(int, rotate, 4, "distinct input images cycled through");
+ABSL_FLAG(bool, matrix_units, true,
+          "use the matrix units (VK_NV_cooperative_matrix) where present; false: the ordinary "
+          "paths, to compare");
 ABSL_FLAG(bool, validation, false, "turn on the validation layer (slows the CPU side only)");
 ABSL_FLAG(int, repeats, 1,
           "GPU repetitions per run, back to back in one submission (medians): the GPU stays "
@@ -214,7 +217,8 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
 
 int Main() {
   auto instance = OrDie(gpu::Instance::Create({.validation = absl::GetFlag(FLAGS_validation)}));
-  auto device = OrDie(gpu::Device::Create(*instance, {absl::GetFlag(FLAGS_device)}));
+  auto device = OrDie(gpu::Device::Create(*instance, {absl::GetFlag(FLAGS_device),
+                                                            absl::GetFlag(FLAGS_matrix_units)}));
   auto pipelines = OrDie(gpu::PipelineCache::Create(*device));
   graph::PassRegistry registry;
   passes::RegisterBuiltinPasses(registry);

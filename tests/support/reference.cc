@@ -5,49 +5,11 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "passes/half_float.h"
+
 namespace rgfx::testing {
 namespace {
 
-// IEEE half ↔ double, from the format's definition.
-double HalfToDouble(uint16_t h) {
-  const int sign = (h >> 15) & 1;
-  const int exp = (h >> 10) & 0x1f;
-  const int mant = h & 0x3ff;
-  double value;
-  if (exp == 0) {
-    value = std::ldexp(mant, -24);
-  } else if (exp == 31) {
-    value = mant ? NAN : INFINITY;
-  } else {
-    value = std::ldexp(mant + 1024, exp - 25);
-  }
-  return sign ? -value : value;
-}
-
-uint16_t DoubleToHalf(double v) {
-  // Round to nearest even through float, then by hand.
-  const float f = static_cast<float>(v);
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  const uint32_t sign = (bits >> 16) & 0x8000;
-  const int exp = static_cast<int>((bits >> 23) & 0xff) - 127 + 15;
-  uint32_t mant = bits & 0x7fffff;
-  if (exp >= 31) return static_cast<uint16_t>(sign | 0x7c00);
-  if (exp <= 0) {
-    if (exp < -10) return static_cast<uint16_t>(sign);
-    mant |= 0x800000;
-    const int shift = 14 - exp;
-    uint32_t half = mant >> shift;
-    const uint32_t rem = mant & ((1u << shift) - 1);
-    const uint32_t mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1))) ++half;
-    return static_cast<uint16_t>(sign | half);
-  }
-  uint32_t half = (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
-  const uint32_t rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) ++half;
-  return static_cast<uint16_t>(sign | half);
-}
 
 int BorderIndex(int i, int n, Border border) {
   if (i >= 0 && i < n) return i;
@@ -82,7 +44,7 @@ ImageD DecodeClient(const std::vector<std::byte>& bytes, int width, int height,
         image.v[i] = (p[2 * i] | (p[2 * i + 1] << 8)) / 65535.0;
         break;
       case graph::PixelFormat::kRgba16F:
-        image.v[i] = HalfToDouble(static_cast<uint16_t>(p[2 * i] | (p[2 * i + 1] << 8)));
+        image.v[i] = passes::HalfToDouble(static_cast<uint16_t>(p[2 * i] | (p[2 * i + 1] << 8)));
         break;
       case graph::PixelFormat::kRgba32F: {
         float f;
@@ -111,7 +73,7 @@ std::vector<std::byte> EncodeClient(const ImageD& image, graph::PixelFormat form
         break;
       }
       case graph::PixelFormat::kRgba16F: {
-        const uint16_t h = DoubleToHalf(v);
+        const uint16_t h = passes::DoubleToHalf(v);
         p[2 * i] = h & 0xff;
         p[2 * i + 1] = h >> 8;
         break;

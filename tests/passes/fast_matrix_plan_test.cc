@@ -1,0 +1,151 @@
+// The plan of gaussian_blur "fast" on a device with matrix units, without a
+// GPU (lavapipe has none, so the matrix shader itself runs only on such a
+// device: blur_variants_tests there compares it with the double-precision
+// reference). Checked here: when the matrix path is chosen and when the
+// line paths are, the workgroup geometry, and that the Toeplitz blocks the
+// shader multiplies hold every weight, split into two fp16 terms whose sum
+// keeps ~22 bits, in the right place.
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "passes/blur_variants/blur_variant.h"
+#include "passes/gaussian_weights.h"
+#include "passes/half_float.h"
+#include "passes/shader_interface.h"
+
+namespace rgfx {
+namespace {
+
+using graph::PixelFormat;
+using passes::BlurConfig;
+using passes::BlurPrepared;
+
+gpu::DeviceCaps MatrixCaps() {
+  gpu::DeviceCaps caps;  // an H100's limits
+  caps.name = "test device (matrix units)";
+  caps.max_compute_shared_memory_bytes = 48 << 10;
+  caps.shader_float16 = true;
+  caps.f16_matrix_product_16 = true;
+  return caps;
+}
+
+BlurConfig Config(int radius, PixelFormat working, gpu::DeviceCaps caps) {
+  BlurConfig c;
+  c.pass_name = "blur";
+  c.radius = radius;
+  c.sigma = radius / 2.0;
+  c.border = RGFX_BORDER_CLAMP;
+  c.axes = "both";
+  c.extent = {1920, 1080};
+  c.working = working;
+  c.caps = caps;
+  return c;
+}
+
+struct Planned {
+  graph::PassPlan plan;
+  BlurPrepared prepared;
+};
+
+Planned PlanFast(const BlurConfig& config) {
+  Planned p;
+  const passes::BlurVariant* fast = passes::FindBlurVariant("fast");
+  EXPECT_NE(fast, nullptr);
+  const absl::Status status = fast->Plan(config, p.plan, p.prepared);
+  EXPECT_TRUE(status.ok()) << status;
+  return p;
+}
+
+TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
+  const Planned p = PlanFast(Config(64, PixelFormat::kRgba16F, MatrixCaps()));
+  ASSERT_EQ(p.prepared.steps.size(), 2u);
+  for (const passes::StepKernel& k : p.prepared.steps) {
+    EXPECT_THAT(k.details, testing::HasSubstr("matrix units"));
+    // 2 subgroups of 32, 128 outputs along the axis × 8 lines per workgroup.
+    ASSERT_EQ(k.spec.values.size(), 5u);
+    EXPECT_EQ(k.spec.values[0], 64u);
+    EXPECT_EQ(k.spec.values[1], 64u);
+    EXPECT_EQ(k.spec.values[3], 2u);
+    EXPECT_EQ(k.spec.values[4], 8u);
+  }
+  const passes::StepKernel& h = p.prepared.steps[0];
+  const passes::StepKernel& v = p.prepared.steps[1];
+  EXPECT_EQ(h.spec.values[2], 0u);  // rows: pixels adjacent
+  EXPECT_EQ(v.spec.values[2], 1u);  // columns: lines adjacent
+  EXPECT_EQ(h.groups_x, 15u);       // 1920 / 128
+  EXPECT_EQ(h.groups_y, 135u);      // 1080 / 8
+  EXPECT_EQ(v.groups_x, 9u);        // ⌈1080 / 128⌉
+  EXPECT_EQ(v.groups_y, 240u);      // 1920 / 8
+  ASSERT_EQ(p.plan.constants.size(), 2u);  // line-path weights, matrix blocks
+  EXPECT_THAT(p.prepared.accuracy.summary, testing::HasSubstr("matrix units"));
+  EXPECT_TRUE(p.prepared.accuracy.exact);
+}
+
+TEST(FastMatrixPlan, ToeplitzBlocksHoldEveryWeightSplitInTwoHalves) {
+  for (int radius : {0, 1, 7, 64, 100}) {
+    SCOPED_TRACE(radius);
+    const Planned p = PlanFast(Config(radius, PixelFormat::kRgba16F, MatrixCaps()));
+    ASSERT_EQ(p.plan.constants.size(), 2u);
+    const std::vector<double> w = passes::GaussianWeights(radius, radius / 2.0);
+    const int blocks = 1 + (2 * radius + 15) / 16;
+    const std::vector<std::byte>& blob = p.plan.constants[1];
+    ASSERT_EQ(blob.size(), size_t(blocks) * 512 * 2);
+    std::vector<uint16_t> taps(blob.size() / 2);
+    std::memcpy(taps.data(), blob.data(), blob.size());
+    int nonzero = 0;
+    for (int j = 0; j < blocks; ++j) {
+      for (int a = 0; a < 16; ++a) {
+        for (int b = 0; b < 16; ++b) {
+          const int t = 16 * j + b - radius - a;
+          const double want = std::abs(t) <= radius ? w[std::abs(t)] : 0.0;
+          const double hi = passes::HalfToDouble(taps[j * 512 + a * 16 + b]);
+          const double lo = passes::HalfToDouble(taps[j * 512 + 256 + a * 16 + b]);
+          // hi alone is within 2^-11 relative; hi + lo within ~2^-22 (lo's own
+          // rounding), or an absolute 2^-25 where lo is subnormal.
+          EXPECT_NEAR(hi + lo, want, std::max(want * 0x1p-21, 0x1p-25)) << j << " " << a << " " << b;
+          EXPECT_NEAR(hi, want, std::max(want * 0x1p-11, 0x1p-24));
+          nonzero += want != 0;
+        }
+      }
+    }
+    // Every output row of every 16-block meets each of the 2R + 1 taps once.
+    EXPECT_EQ(nonzero, 16 * (2 * radius + 1));
+  }
+}
+
+TEST(FastMatrixPlan, FewerSubgroupsWhenThePanelGrowsAndLinePathsBeyond) {
+  // R = 300: 16 × (8 + 39 − 1) = 736 panel rows; 2 subgroups need 59 KB,
+  // 1 needs 35 KB (fits 48 KB).
+  Planned p = PlanFast(Config(300, PixelFormat::kRgba16F, MatrixCaps()));
+  ASSERT_EQ(p.prepared.steps.size(), 2u);
+  EXPECT_EQ(p.prepared.steps[0].spec.values[3], 1u);
+  EXPECT_THAT(p.prepared.steps[0].details, testing::HasSubstr("matrix units"));
+  // R = 1000: even one subgroup's panel (2,128 rows × 48 B) does not fit.
+  p = PlanFast(Config(1000, PixelFormat::kRgba16F, MatrixCaps()));
+  for (const passes::StepKernel& k : p.prepared.steps) {
+    EXPECT_THAT(k.details, testing::Not(testing::HasSubstr("matrix units")));
+  }
+  EXPECT_EQ(p.plan.constants.size(), 1u);
+}
+
+TEST(FastMatrixPlan, LinePathsWithoutMatrixUnitsOrForRgba32F) {
+  gpu::DeviceCaps no_matrix = MatrixCaps();
+  no_matrix.f16_matrix_product_16 = false;
+  for (const BlurConfig& c : {Config(64, PixelFormat::kRgba16F, no_matrix),
+                              Config(64, PixelFormat::kRgba32F, MatrixCaps()),
+                              Config(64, PixelFormat::kRgba16F, gpu::LavapipeLikeCaps())}) {
+    const Planned p = PlanFast(c);
+    ASSERT_EQ(p.prepared.steps.size(), 2u);
+    for (const passes::StepKernel& k : p.prepared.steps) {
+      EXPECT_THAT(k.details, testing::Not(testing::HasSubstr("matrix units")));
+    }
+    EXPECT_EQ(p.plan.constants.size(), 1u);
+  }
+}
+
+}  // namespace
+}  // namespace rgfx
