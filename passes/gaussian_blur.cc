@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "passes/blur_variants/auto_table.h"
+#include "passes/blur_variants/fast.h"
 #include "passes/blur_variants/line_variant.h"
 #include "passes/blur_variants/tiled_halo.h"
 #include "passes/blur_variants/tuned.h"
@@ -225,6 +226,13 @@ std::vector<std::string> BlurDeviceNotes(const gpu::DeviceCaps& caps) {
         "radius <= ", (cache - 1) / 2, "; tuned's largest cache ", tuned_cache,
         " px: longer lines radius <= ", (tuned_cache - 1) / 2));
   }
+  const int matrix_radius = FastMatrixMaxRadius(caps);
+  notes.push_back(
+      matrix_radius < 0
+          ? absl::StrCat("on ", caps.name, ": fast runs on the line paths (no matrix units)")
+          : absl::StrCat("on ", caps.name, ": fast runs on the matrix units (fp16 16x16x16, "
+                         "fp32 accumulation) in RGBA16F up to radius ", matrix_radius,
+                         ", on the line paths beyond and in RGBA32F"));
   return notes;
 }
 

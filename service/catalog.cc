@@ -61,6 +61,7 @@ v1::DeviceInfo BuildDeviceInfo(const Engine& engine, const ServiceConfig& config
   info.set_max_workgroup_invocations(caps.max_workgroup_invocations);
   info.set_max_storage_buffer_range(caps.max_storage_buffer_range);
   info.set_shader_float16(caps.shader_float16);
+  info.set_matrix_units(caps.f16_matrix_product_16);
   info.set_default_working_format(config.limits.default_working_format ==
                                           graph::PixelFormat::kRgba32F
                                       ? v1::WORKING_FORMAT_RGBA32F

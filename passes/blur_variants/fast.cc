@@ -7,6 +7,8 @@
 // products) and the RGBA16F working format, both axes run as products with
 // banded Toeplitz matrices instead (shaders/gaussian_blur_fast_tensor.comp);
 // every other device, format or radius takes the paths above.
+#include "passes/blur_variants/fast.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -225,6 +227,14 @@ class FastBlur final : public BlurVariant {
 };
 
 }  // namespace
+
+int FastMatrixMaxRadius(const gpu::DeviceCaps& caps) {
+  if (!caps.f16_matrix_product_16) return -1;
+  const MatrixShape smallest = kMatrixShapes[std::size(kMatrixShapes) - 1];
+  int radius = -1;
+  while (MatrixPanelBytes(radius + 1, smallest) <= caps.max_compute_shared_memory_bytes) ++radius;
+  return radius;
+}
 
 std::unique_ptr<BlurVariant> MakeFastBlur() { return std::make_unique<FastBlur>(); }
 

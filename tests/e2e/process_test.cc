@@ -214,6 +214,7 @@ TEST_F(ServerTest, DeviceInfoReportsDeviceAndLimits) {
   EXPECT_EQ(info.limits().max_passes(), 16);
   EXPECT_EQ(info.limits().max_pixels(), 4u << 20);
   EXPECT_EQ(info.limits().workers(), 2);
+  EXPECT_EQ(info.matrix_units(), server().engine().caps().f16_matrix_product_16);
 }
 
 TEST_F(ServerTest, CatalogAndDeviceInfoShowWhatTunedChoseOnThisDevice) {
@@ -222,6 +223,11 @@ TEST_F(ServerTest, CatalogAndDeviceInfoShowWhatTunedChoseOnThisDevice) {
   EXPECT_THAT(expected, ::testing::Contains(::testing::HasSubstr("tuned chooses")));
   EXPECT_THAT(expected, ::testing::Contains(::testing::HasSubstr("tiled_halo takes radius <=")));
   EXPECT_THAT(expected, ::testing::Contains(::testing::HasSubstr("line_cache/symmetric/decimated cache")));
+  // lavapipe has no matrix units; a GPU that has them says how far fast
+  // takes them (fast_matrix_plan_tests check the radius).
+  const bool matrix = server().engine().caps().f16_matrix_product_16;
+  EXPECT_THAT(expected, ::testing::Contains(::testing::HasSubstr(
+                            matrix ? "fast runs on the matrix units" : "fast runs on the line paths")));
 
   grpc::ClientContext list_context;
   v1::ListPassesResponse catalog;

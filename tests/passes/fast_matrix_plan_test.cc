@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "passes/blur_variants/blur_variant.h"
+#include "passes/blur_variants/fast.h"
 #include "passes/gaussian_weights.h"
 #include "passes/half_float.h"
 #include "passes/shader_interface.h"
@@ -130,6 +131,17 @@ TEST(FastMatrixPlan, FewerSubgroupsWhenThePanelGrowsAndLinePathsBeyond) {
     EXPECT_THAT(k.details, testing::Not(testing::HasSubstr("matrix units")));
   }
   EXPECT_EQ(p.plan.constants.size(), 1u);
+}
+
+TEST(FastMatrixPlan, MaxRadiusIsTheLastTheMatrixPathTakes) {
+  const int max_radius = passes::FastMatrixMaxRadius(MatrixCaps());
+  EXPECT_EQ(max_radius, 448);  // 1 subgroup: 16 × (8 + 57 − 1) rows × 48 B = 48 KB
+  auto uses_matrix = [](const Planned& p) {
+    return p.prepared.steps[0].details.find("matrix units") != std::string::npos;
+  };
+  EXPECT_TRUE(uses_matrix(PlanFast(Config(max_radius, PixelFormat::kRgba16F, MatrixCaps()))));
+  EXPECT_FALSE(uses_matrix(PlanFast(Config(max_radius + 1, PixelFormat::kRgba16F, MatrixCaps()))));
+  EXPECT_EQ(passes::FastMatrixMaxRadius(gpu::LavapipeLikeCaps()), -1);
 }
 
 TEST(FastMatrixPlan, LinePathsWithoutMatrixUnitsOrForRgba32F) {
