@@ -1,8 +1,9 @@
 // rgfx-gpu-bench: GPU time of every pass and step of a blur graph on the
 // chosen device (timestamps; medians of many runs after warm-up; inputs
 // rotated so caches do not flatter), next to the copy-bandwidth floor
-// measured in the same run with the `copy` pass. Prints figures; asserts
-// nothing.
+// measured in the same run with the `copy` pass and the fp32 arithmetic
+// floor from the multiply-add rate measured with `fma_probe`
+// (tests/bench/fma_probe.h). Prints figures; asserts nothing.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -24,6 +25,7 @@
 #include "graph/executor.h"
 #include "passes/builtin_passes.h"
 #include "passes/gaussian_blur.h"
+#include "tests/bench/fma_probe.h"
 
 ABSL_FLAG(std::string, device, "", "device index or name substring (default: automatic)");
 ABSL_FLAG(int, width, 1920, "image width in pixels");
@@ -55,9 +57,9 @@ ABSL_FLAG(std::string, sweep_sizes, "1920x1080", "WxH sizes of the sweep");
 ABSL_FLAG(std::string, sweep_formats, "rgba16f", "working formats of the sweep");
 ABSL_FLAG(int, sweep_runs, 7, "timed runs per sweep point (fewer once a point passes 20 ms)");
 ABSL_FLAG(std::string, csv, "", "sweep: also write the CSV here");
-ABSL_FLAG(double, fma_per_ns, 33450,
-          "the device's fp32 multiply-add rate for the arithmetic floor (not measured: the "
-          "default is the H100 SXM's 132 SMs x 128 lanes x 1.98 GHz)");
+ABSL_FLAG(double, fma_per_ns, 0,
+          "the device's fp32 multiply-add rate for the arithmetic floor, in FMA per ns; 0: "
+          "measured in the run (fma_probe: independent vec4 fma() chains in a compute shader)");
 
 namespace rgfx {
 namespace {
@@ -131,7 +133,7 @@ std::vector<std::string> Split(const std::string& list) { return absl::StrSplit(
 // measured bandwidth) and the fp32 arithmetic floor (2·radius+1 multiply-adds
 // per channel, 4 channels, per pixel and step, at --fma_per_ns).
 void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
-           graph::Executor& executor, double bandwidth) {
+           graph::Executor& executor, double bandwidth, double fma_per_ns) {
   FILE* csv = nullptr;
   if (!absl::GetFlag(FLAGS_csv).empty()) csv = std::fopen(absl::GetFlag(FLAGS_csv).c_str(), "w");
   auto emit = [&](const std::string& line) {
@@ -204,7 +206,7 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
           const double total = hv[0] + hv[1];
           const double copy_floor = 2 * (2.0 * w * h * bpp) / bandwidth / 1000.0;
           const double fp32_floor =
-              2.0 * w * h * 4 * (2 * radius + 1) / absl::GetFlag(FLAGS_fma_per_ns) / 1000.0;
+              2.0 * w * h * 4 * (2 * radius + 1) / fma_per_ns / 1000.0;
           emit(head + absl::StrFormat(",%s,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%s", resolved, hv[0],
                                       hv[1], total, copy_floor, total / copy_floor, fp32_floor,
                                       total / fp32_floor, psnr));
@@ -222,6 +224,7 @@ int Main() {
   auto pipelines = OrDie(gpu::PipelineCache::Create(*device));
   graph::PassRegistry registry;
   passes::RegisterBuiltinPasses(registry);
+  registry.Register(bench::MakeFmaProbePass());
   auto executor = OrDie(graph::Executor::Create(*device, *pipelines));
   const auto working = graph::ParsePixelFormat(absl::GetFlag(FLAGS_working_format));
   if (!working || !graph::IsWorkingFormat(*working)) {
@@ -255,6 +258,33 @@ int Main() {
     return 0.0;
   };
   const double bandwidth_before = measure_bandwidth();  // bytes per ns = GB/s
+
+  // The arithmetic floor: fma_probe's multiply-adds over its median time,
+  // unless --fma_per_ns gives the rate. A CPU device gets a small image.
+  const uint32_t probe_w = caps.type == "cpu" ? 64 : 2048, probe_h = caps.type == "cpu" ? 64 : 1024;
+  graph::GraphDesc probe_desc;
+  probe_desc.working_format = graph::PixelFormat::kRgba32F;
+  probe_desc.inputs.push_back({"in", {probe_w, probe_h}, graph::PixelFormat::kRgba8});
+  probe_desc.passes.push_back({"fma", "fma_probe", {"in"}, {"out"}, {}});
+  probe_desc.outputs.push_back({"out", graph::PixelFormat::kRgba8});
+  auto probe_compiled = OrDie(graph::Compile(probe_desc, registry, caps, limits));
+  auto measure_fma_rate = [&] {
+    const int repeats = absl::GetFlag(FLAGS_repeats);
+    absl::SetFlag(&FLAGS_repeats, caps.type == "cpu" ? 1 : 20);  // sustained clocks
+    double rate = 0;
+    for (const auto& [name, ns] : TimeGraph(probe_desc, *probe_compiled, *executor)) {
+      if (name == "fma/probe") {
+        rate = double(bench::FmaProbeFmas(uint64_t(probe_w) * probe_h)) /
+               (Summarise(ns).median_us * 1000.0);
+      }
+    }
+    absl::SetFlag(&FLAGS_repeats, repeats);
+    return rate;
+  };
+  const double fma_given = absl::GetFlag(FLAGS_fma_per_ns);
+  const double fma_per_ns = fma_given > 0 ? fma_given : measure_fma_rate();
+  std::printf("fp32 multiply-add rate: %.1f G FMA/s (%s)\n", fma_per_ns,
+              fma_given > 0 ? "--fma_per_ns" : "measured: fma_probe, 8 vec4 fma() chains per invocation");
   if (absl::GetFlag(FLAGS_sweep)) {
     // The floor after a warm-up copy, 20 repetitions per submission: the
     // first may run at idle clocks.
@@ -263,7 +293,7 @@ int Main() {
     absl::SetFlag(&FLAGS_repeats, sustained);
     const double bandwidth = std::max(bandwidth_before, measure_bandwidth());
     std::printf("copy bandwidth: %.1f GB/s\n", bandwidth);
-    Sweep(registry, caps, *executor, bandwidth);
+    Sweep(registry, caps, *executor, bandwidth, fma_per_ns);
     return 0;
   }
 
@@ -311,6 +341,16 @@ int Main() {
                 s.p90_us, floor_us, s.median_us / floor_us);
   }
   std::printf("%-22s %12.1f\n", "sum of medians", total);
+  // The blur's arithmetic floor: 2·radius+1 multiply-adds per channel and
+  // axis at the rate measured above.
+  double blur_us = 0;
+  for (const auto& [name, ns] : rows) {
+    if (name.rfind("blur/", 0) == 0) blur_us += Summarise(ns).median_us;
+  }
+  const double fp32_floor_us =
+      2.0 * w * h * 4 * (2 * absl::GetFlag(FLAGS_radius) + 1) / fma_per_ns / 1000.0;
+  std::printf("blur steps %.1f us; fp32 arithmetic floor (both axes, every tap) %.1f us: %.2fx\n",
+              blur_us, fp32_floor_us, blur_us / fp32_floor_us);
   return 0;
 }
 
