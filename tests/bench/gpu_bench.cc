@@ -243,41 +243,42 @@ int Main() {
   const uint64_t copy_bytes = std::min<uint64_t>(256ull << 20, caps.max_storage_buffer_range);
   const uint32_t copy_width = 4096;
   const uint32_t copy_height = static_cast<uint32_t>(copy_bytes / 16 / copy_width);
-  graph::GraphDesc copy_desc;
-  copy_desc.working_format = graph::PixelFormat::kRgba32F;
-  copy_desc.inputs.push_back({"in", {copy_width, copy_height}, graph::PixelFormat::kRgba8});
-  copy_desc.passes.push_back({"copy", "copy", {"in"}, {"out"}, {}});
-  copy_desc.outputs.push_back({"out", graph::PixelFormat::kRgba8});
-  auto copy_compiled = OrDie(graph::Compile(copy_desc, registry, caps, limits));
-  auto measure_bandwidth = [&] {
-    for (const auto& [name, ns] : TimeGraph(copy_desc, *copy_compiled, *executor)) {
-      if (name == "copy/copy") {
-        return 2.0 * copy_width * copy_height * 16 / (Summarise(ns).median_us * 1000.0);
-      }
+  // One pass of `type` over a w×h image (RGBA8 in and out, RGBA32F working),
+  // compiled once; Median() times it and returns the pass's median µs.
+  struct Probe {
+    graph::GraphDesc desc;
+    std::shared_ptr<const graph::CompiledGraph> compiled;
+  };
+  auto make_probe = [&](const std::string& type, uint32_t pw, uint32_t ph) {
+    Probe p;
+    p.desc.working_format = graph::PixelFormat::kRgba32F;
+    p.desc.inputs.push_back({"in", {pw, ph}, graph::PixelFormat::kRgba8});
+    p.desc.passes.push_back({"probe", type, {"in"}, {"out"}, {}});
+    p.desc.outputs.push_back({"out", graph::PixelFormat::kRgba8});
+    p.compiled = OrDie(graph::Compile(p.desc, registry, caps, limits));
+    return p;
+  };
+  auto median_us = [&](const Probe& p) {
+    for (const auto& [name, ns] : TimeGraph(p.desc, *p.compiled, *executor)) {
+      if (name.rfind("probe/", 0) == 0) return Summarise(ns).median_us;
     }
-    return 0.0;
+    Fail(absl::InternalError("probe pass not timed"));
+  };
+  const Probe copy = make_probe("copy", copy_width, copy_height);
+  auto measure_bandwidth = [&] {
+    return 2.0 * copy_width * copy_height * 16 / (median_us(copy) * 1000.0);
   };
   const double bandwidth_before = measure_bandwidth();  // bytes per ns = GB/s
 
   // The arithmetic floor: fma_probe's multiply-adds over its median time,
   // unless --fma_per_ns gives the rate. A CPU device gets a small image.
   const uint32_t probe_w = caps.type == "cpu" ? 64 : 2048, probe_h = caps.type == "cpu" ? 64 : 1024;
-  graph::GraphDesc probe_desc;
-  probe_desc.working_format = graph::PixelFormat::kRgba32F;
-  probe_desc.inputs.push_back({"in", {probe_w, probe_h}, graph::PixelFormat::kRgba8});
-  probe_desc.passes.push_back({"fma", "fma_probe", {"in"}, {"out"}, {}});
-  probe_desc.outputs.push_back({"out", graph::PixelFormat::kRgba8});
-  auto probe_compiled = OrDie(graph::Compile(probe_desc, registry, caps, limits));
+  const Probe fma = make_probe("fma_probe", probe_w, probe_h);
   auto measure_fma_rate = [&] {
     const int repeats = absl::GetFlag(FLAGS_repeats);
     absl::SetFlag(&FLAGS_repeats, caps.type == "cpu" ? 1 : 20);  // sustained clocks
-    double rate = 0;
-    for (const auto& [name, ns] : TimeGraph(probe_desc, *probe_compiled, *executor)) {
-      if (name == "fma/probe") {
-        rate = double(bench::FmaProbeFmas(uint64_t(probe_w) * probe_h)) /
-               (Summarise(ns).median_us * 1000.0);
-      }
-    }
+    const double rate =
+        double(bench::FmaProbeFmas(uint64_t(probe_w) * probe_h)) / (median_us(fma) * 1000.0);
     absl::SetFlag(&FLAGS_repeats, repeats);
     return rate;
   };
