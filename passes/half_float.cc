@@ -28,7 +28,8 @@ uint16_t DoubleToHalf(double v) {
   const uint32_t sign = (bits >> 16) & 0x8000;
   const int exp = static_cast<int>((bits >> 23) & 0xff) - 127 + 15;
   uint32_t mant = bits & 0x7fffff;
-  if (exp >= 31) return static_cast<uint16_t>(sign | 0x7c00);
+  if (((bits >> 23) & 0xff) == 0xff && mant != 0) return static_cast<uint16_t>(sign | 0x7e00);  // NaN
+  if (exp >= 31) return static_cast<uint16_t>(sign | 0x7c00);  // infinity, or too large
   if (exp <= 0) {
     if (exp < -10) return static_cast<uint16_t>(sign);
     mant |= 0x800000;

@@ -9,7 +9,7 @@ namespace rgfx::passes {
 
 double HalfToDouble(uint16_t h);
 // Rounds to the nearest half (ties to even, through float); overflow gives
-// infinity, underflow zero or a subnormal.
+// infinity, underflow zero or a subnormal, NaN a quiet NaN.
 uint16_t DoubleToHalf(double v);
 
 }  // namespace rgfx::passes
