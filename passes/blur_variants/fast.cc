@@ -39,7 +39,8 @@ struct MatrixShape {
   uint32_t warps;
   uint32_t tiles;
 };
-constexpr int kShaderLines = 0, kShaderMatrix = 1;
+// StepKernel::shader: 0 (the default) runs the line paths, this the matrix path.
+constexpr int kShaderMatrix = 1;
 
 uint32_t MatrixTapBlocks(uint32_t radius) { return 1 + (2 * radius + 15) / 16; }
 
