@@ -1,13 +1,18 @@
 // large_radius: the Gaussian as a stack of centred boxes read from prefix
-// sums (shaders/gaussian_blur_prefix.comp, shaders/gaussian_blur_boxes.comp).
-// Each axis is one step of two dispatches: the prefix sums of every line
-// (fp32, Kahan-compensated, into a temporary), then every output pixel as
-// Σ coeff_i · (S(x + w_i + 1) − S(x − w_i)) over at most kLargeRadiusBoxes
-// boxes. Borders are exact: the prefix sum of the border-extended line is a
-// closed form of the real line's (clamp, mirror, wrap, zero). Both
-// dispatches read and write along the memory's fast axis for rows and
-// columns alike (no transposes), so the cost is two reads and two writes per
-// pixel and axis plus 2·boxes cached reads, whatever the radius.
+// sums. Every output pixel is Σ coeff_i · (S(x + w_i + 1) − S(x − w_i)) over
+// at most kLargeRadiusBoxes boxes. Borders are exact: the prefix sum of the
+// border-extended line is a closed form of the real line's (clamp, mirror,
+// wrap, zero). Each axis is one step, by one of two paths:
+// - fused (shaders/gaussian_blur_boxes_fused.comp), where a line fits shared
+//   memory: one dispatch; a workgroup loads whole lines (rows, or a strip of
+//   adjacent columns, so reads coalesce), scans them in shared memory and
+//   writes every output once: the memory traffic of a copy.
+// - two dispatches otherwise (shaders/gaussian_blur_prefix.comp, then
+//   shaders/gaussian_blur_boxes.comp): the prefix sums of every line (fp32,
+//   Kahan-compensated) into a temporary, then the boxes from it: two reads
+//   and two writes per pixel plus 2·boxes cached reads.
+// Both read and write along the memory's fast axis for rows and columns
+// alike (no transposes); neither's cost depends on the radius.
 #include "passes/blur_variants/large_radius.h"
 
 #include <algorithm>
@@ -22,6 +27,8 @@
 #include "passes/pass_util.h"
 #include "kGaussianBlurBoxesF16.h"
 #include "kGaussianBlurBoxesF32.h"
+#include "kGaussianBlurBoxesFusedF16.h"
+#include "kGaussianBlurBoxesFusedF32.h"
 #include "kGaussianBlurPrefixF16.h"
 #include "kGaussianBlurPrefixF32.h"
 
@@ -86,15 +93,61 @@ double KernelNoisePsnr(const std::vector<double>& a, const std::vector<double>& 
   return mse > 1e-30 ? -10.0 * std::log10(mse) : std::numeric_limits<double>::infinity();
 }
 
-double PrefixRoundingPsnr(const BoxStack& stack, int radius, int n_max, bool both_axes) {
+double PrefixRoundingPsnr(const BoxStack& stack, int radius, int n_max, bool both_axes,
+                          double roundings_per_sum) {
   const double magnitude = std::max(1, n_max + 2 * radius);
   const double ulp = std::ldexp(1.0, static_cast<int>(std::floor(std::log2(magnitude))) - 23);
   double c2 = 0;
   for (double c : stack.coeffs) c2 += c * c;
-  // Two stored sums per box (ulp²/12 each) plus about as much again from
-  // the scan: ulp²/4 per box.
-  const double mse = (both_axes ? 2 : 1) * c2 * ulp * ulp / 4;
+  // Two sums per box, each `roundings_per_sum` uniform errors of ulp²/12.
+  const double mse = (both_axes ? 2 : 1) * c2 * 2 * roundings_per_sum * ulp * ulp / 12;
   return -10.0 * std::log10(mse);
+}
+
+namespace {
+
+// Must match the shared arrays of gaussian_blur_boxes_fused.comp: the lines'
+// n + 1 sums, one total per invocation, mean/first/last per line (vec4
+// each) and the box table (kLargeRadiusBoxes vec2).
+uint64_t FusedSharedBytes(uint64_t n, uint64_t lines, uint64_t threads) {
+  return 16 * (lines * (n + 1) + threads + 3 * lines) + 8 * kLargeRadiusBoxes;
+}
+
+}  // namespace
+
+FusedGeometry ChooseFusedGeometry(uint32_t n, uint32_t lines, uint32_t shared_bytes,
+                                  uint32_t max_invocations) {
+  FusedGeometry g;
+  // 256 invocations: enough to hide the scan's barriers and few enough that
+  // several workgroups share a multiprocessor beside their ~35 KB.
+  uint32_t threads = 1;
+  while (threads * 2 <= std::min(256u, max_invocations)) threads *= 2;
+  if (threads < kLargeRadiusBoxes || n == 0) return g;  // the box table is loaded by lane
+  // Lines per workgroup: up to 16 (16 RGBA16F pixels fill a 128-byte
+  // memory line, so a strip of columns reads whole lines), no more than the
+  // image has, as many as fit.
+  uint32_t wanted = 1;
+  while (wanted < 16 && wanted < lines && wanted * 2 <= threads) wanted *= 2;
+  for (uint32_t l = wanted; l >= 1; l /= 2) {
+    if (FusedSharedBytes(n, l, threads) <= shared_bytes) {
+      g.threads = threads;
+      g.lines_per_group = l;
+      const uint32_t segments = threads / l;
+      g.segment = (n + segments - 1) / segments;
+      if (g.segment % 2 == 0) ++g.segment;  // odd: neighbours scan in different banks
+      g.shared_bytes = static_cast<uint32_t>(FusedSharedBytes(n, l, threads));
+      return g;
+    }
+  }
+  return g;
+}
+
+double FusedScanRoundings(const FusedGeometry& g) {
+  const uint32_t segments = g.threads / std::max(1u, g.lines_per_group);
+  int levels = 0;
+  while ((1u << levels) < segments) ++levels;
+  // Subtracting the mean, Kahan's ~1.5 and the tree's levels.
+  return 1 + 1.5 + levels;
 }
 
 namespace {
@@ -115,6 +168,9 @@ struct PrefixPush {
 
 // Invocations: (lines, segments of a line) for the prefix sums.
 constexpr uint32_t kBoxGroupX = 64, kBoxGroupY = 4;
+
+// StepKernel::shader: 0 (the default) is the two-dispatch path.
+constexpr int kShaderFused = 1;
 
 struct AxisLayout {
   std::string label;
@@ -137,7 +193,8 @@ class LargeRadiusBlur final : public BlurVariant {
     const BoxStack s = ChooseBoxStack(64, 32);
     return absl::StrFormat(
         "large_radius: the Gaussian as a staircase of at most %d centred boxes, each box sum "
-        "read from the line's fp32 prefix sums (Kahan-compensated): cost independent of the "
+        "read from the line's fp32 prefix sums (in shared memory, one dispatch per axis, where "
+        "a line fits; else through a temporary, two dispatches): cost independent of the "
         "radius (any radius, any line length), borders exact; approximate: e.g. radius 64, "
         "sigma 32 expected PSNR %.1f dB against exact on uniform noise (the plan states it "
         "for each use, fp32 prefix rounding included); photograph-like images measured 64-76 dB "
@@ -159,30 +216,71 @@ class LargeRadiusBlur final : public BlurVariant {
     std::memcpy(blob.data(), table.data(), blob.size());
     plan.constants.push_back(std::move(blob));
 
-    // The prefix sums are vec4 fp32: two RGBA16F pixels' worth per pixel.
     const graph::Extent e = config.extent;
+    const auto axes = Axes(config);
+    // Fused where the lines fit shared memory, per axis.
+    std::vector<FusedGeometry> fused;
+    bool any_unfused = false;
+    for (const AxisLayout& a : axes) {
+      FusedGeometry g = ChooseFusedGeometry(a.n, a.lines, config.caps.max_compute_shared_memory_bytes,
+                                            config.caps.max_workgroup_invocations);
+      if (g.lines_per_group != 0 &&
+          (g.threads > config.caps.max_workgroup_size[0] ||
+           DivideRoundingUp(a.lines, g.lines_per_group) > config.caps.max_workgroup_count[0])) {
+        g = {};
+      }
+      any_unfused = any_unfused || g.lines_per_group == 0;
+      fused.push_back(g);
+    }
+
+    // The two-dispatch path's prefix sums are vec4 fp32: two RGBA16F pixels'
+    // worth per pixel. Only that path needs them.
     const bool f32 = config.working == graph::PixelFormat::kRgba32F;
     const graph::Extent sums{f32 ? e.width : 2 * e.width, e.height};
-    const auto axes = Axes(config);
+    std::vector<StepResource> sums_out;
     if (axes.size() == 2) {
-      plan.temp_extents = {e, sums};
-      plan.steps.push_back(
-          {"horizontal", {StepResource::Input(0)}, {StepResource::Temp(0), StepResource::Temp(1)}});
-      plan.steps.push_back(
-          {"vertical", {StepResource::Temp(0)}, {StepResource::Output(0), StepResource::Temp(1)}});
+      plan.temp_extents = {e};
+      if (any_unfused) {
+        plan.temp_extents.push_back(sums);
+        sums_out = {StepResource::Temp(1)};
+      }
+      std::vector<StepResource> h_out = {StepResource::Temp(0)}, v_out = {StepResource::Output(0)};
+      if (fused[0].lines_per_group == 0) h_out.push_back(sums_out[0]);
+      if (fused[1].lines_per_group == 0) v_out.push_back(sums_out[0]);
+      plan.steps.push_back({"horizontal", {StepResource::Input(0)}, h_out});
+      plan.steps.push_back({"vertical", {StepResource::Temp(0)}, v_out});
     } else {
-      plan.temp_extents = {sums};
-      plan.steps.push_back(
-          {axes[0].label, {StepResource::Input(0)}, {StepResource::Output(0), StepResource::Temp(0)}});
+      std::vector<StepResource> out = {StepResource::Output(0)};
+      if (any_unfused) {
+        plan.temp_extents = {sums};
+        out.push_back(StepResource::Temp(0));
+      }
+      plan.steps.push_back({axes[0].label, {StepResource::Input(0)}, out});
     }
-    for (const AxisLayout& a : axes) {
+    double roundings = 1.5;  // the Kahan scan of the two-dispatch path
+    for (size_t axis = 0; axis < axes.size(); ++axis) {
+      const AxisLayout& a = axes[axis];
+      const FusedGeometry& g = fused[axis];
       StepKernel k;
       k.layout = {a.n, a.lines, a.line_stride, a.pixel_stride, a.line_stride, a.pixel_stride};
+      const bool rows = a.pixel_stride == 1;
+      if (g.lines_per_group != 0) {
+        k.shader = kShaderFused;
+        k.spec.values = {g.threads, g.lines_per_group, a.n, g.segment, rows ? 0u : 1u};
+        k.groups_x = DivideRoundingUp(a.lines, g.lines_per_group);
+        k.details = absl::StrCat("fused: one dispatch, ", g.lines_per_group,
+                                 rows ? " rows" : " columns", " per workgroup of ", g.threads,
+                                 ", prefix sums in shared memory (", g.shared_bytes,
+                                 " bytes; mean-free, scanned in segments of ", g.segment,
+                                 " px); ", stack.coeffs.size(), " boxes");
+        roundings = std::max(roundings, FusedScanRoundings(g));
+        prepared.steps.push_back(k);
+        continue;
+      }
       // Prefix sums: rows (pixel stride 1) one line per workgroup, up to 1024
       // segments of ≥ 8 px; columns 16 adjacent lines per workgroup (16
       // RGBA16F pixels fill a 128-byte line: their reads coalesce) times up
       // to 64 segments of ≥ 16 px, so a 1080p image has ~100k invocations.
-      const bool rows = a.pixel_stride == 1;
       const uint32_t max_group = std::min(1024u, config.caps.max_workgroup_invocations);
       uint32_t lanes = rows ? 1 : std::min(16u, max_group);
       uint32_t segments = 1;
@@ -194,8 +292,10 @@ class LargeRadiusBlur final : public BlurVariant {
       k.spec.values = {lanes, segments};
       k.groups_x = DivideRoundingUp(a.lines, lanes);
       k.groups_y = (a.n + segments - 1) / segments;  // the segment length, in pixels
-      k.details = absl::StrCat("prefix sums: ", lanes, " lines x ", segments,
-                               " segments of ", k.groups_y, " px per workgroup; ",
+      k.details = absl::StrCat("two dispatches (lines of ", a.n, " px do not fit ",
+                               config.caps.max_compute_shared_memory_bytes,
+                               " bytes of shared memory): prefix sums: ", lanes, " lines x ",
+                               segments, " segments of ", k.groups_y, " px per workgroup; ",
                                stack.coeffs.size(), " boxes");
       prepared.steps.push_back(k);
     }
@@ -205,7 +305,8 @@ class LargeRadiusBlur final : public BlurVariant {
     const double kernel_psnr =
         KernelNoisePsnr(GaussianWeights(config.radius, config.sigma), stack.Kernel(config.radius),
                         both);
-    const double rounding_psnr = PrefixRoundingPsnr(stack, config.radius, n_max, both);
+    const double rounding_psnr =
+        PrefixRoundingPsnr(stack, config.radius, n_max, both, roundings);
     const double psnr = -10.0 * std::log10(std::pow(10.0, -kernel_psnr / 10) +
                                            std::pow(10.0, -rounding_psnr / 10));
     prepared.accuracy = {
@@ -223,10 +324,17 @@ class LargeRadiusBlur final : public BlurVariant {
                       const BlurPrepared& prepared) const override {
     const StepKernel& k = prepared.steps.at(step);
     const LineLayout& l = k.layout;
-    const gpu::BufferSlice& sums = ctx.write(1);
     PrefixPush push{l.n, l.lines, l.in_line_stride, l.in_pixel_stride, k.groups_y,
                     prepared.config.border, static_cast<uint32_t>(prepared.half_taps)};
     const graph::PixelFormat working = ctx.working_format();
+    if (k.shader == kShaderFused) {
+      const gpu::ShaderCode fused =
+          WorkingShader(working, "gaussian_blur_boxes_fused", kGaussianBlurBoxesFusedF16,
+                        kGaussianBlurBoxesFusedF32, 3, sizeof(PrefixPush));
+      const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(0)};
+      return ctx.Dispatch(fused, k.spec, buffers, push, k.groups_x, 1, 1);
+    }
+    const gpu::BufferSlice& sums = ctx.write(1);
     const gpu::ShaderCode prefix =
         WorkingShader(working, "gaussian_blur_prefix", kGaussianBlurPrefixF16,
                       kGaussianBlurPrefixF32, 2, sizeof(PrefixPush));

@@ -4,6 +4,7 @@
 // benchmarks can state what they expect.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 namespace rgfx::passes {
@@ -36,8 +37,29 @@ double KernelNoisePsnr(const std::vector<double>& exact, const std::vector<doubl
 
 // The fp32 rounding of the prefix sums on lines of n pixels with values in
 // [0, 1]: each box sum is a difference of two sums of magnitude up to n + 2R,
-// each rounded to half an ulp, and the Kahan scan adds about one more. As a
-// PSNR (dB), treating the roundings as independent uniform errors.
-double PrefixRoundingPsnr(const BoxStack& stack, int radius, int n_max, bool both_axes);
+// each carrying `roundings_per_sum` roundings of half an ulp (the two-dispatch
+// path's Kahan scan: about 1.5; the fused path adds its tree scan's levels,
+// see FusedScanRoundings). As a PSNR (dB), treating the roundings as
+// independent uniform errors.
+double PrefixRoundingPsnr(const BoxStack& stack, int radius, int n_max, bool both_axes,
+                          double roundings_per_sum = 1.5);
+
+// The fused path (one dispatch per axis, prefix sums in shared memory) for
+// one axis: lines of n pixels, `lines` of them, on a device with
+// `shared_bytes` of shared memory per workgroup and at most
+// `max_invocations` per workgroup. lines_per_group == 0 means they do not fit:
+// the two-dispatch path runs.
+struct FusedGeometry {
+  uint32_t threads = 0;          // invocations per workgroup (power of two)
+  uint32_t lines_per_group = 0;  // power of two; 0: not fused
+  uint32_t segment = 0;          // pixels each invocation scans (odd)
+  uint32_t shared_bytes = 0;     // what the workgroup's shared memory takes
+};
+FusedGeometry ChooseFusedGeometry(uint32_t n, uint32_t lines, uint32_t shared_bytes,
+                                  uint32_t max_invocations);
+
+// Roundings of one fused prefix sum: the line mean's subtraction, the Kahan
+// segment scan and one per level of the segment totals' scan.
+double FusedScanRoundings(const FusedGeometry& g);
 
 }  // namespace rgfx::passes

@@ -1,4 +1,8 @@
 // large_radius (a stack of boxes from prefix sums) on lavapipe:
+// - both paths: fused (one dispatch per axis, prefix sums in shared memory;
+//   lines that fit, which is every line here but the 5001-pixel ones) and
+//   two dispatches through a temporary (those). Each check names the path
+//   it expects per axis and fails if the plan chose the other.
 // - against a double-precision CPU convolution with the same staircase
 //   kernel (BoxStack::Kernel), on random odd sizes, radii up to far beyond
 //   the image, every border, both working formats: this checks the prefix
@@ -24,6 +28,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "passes/blur_variants/large_radius.h"
+#include "passes/gaussian_blur.h"
 #include "passes/gaussian_weights.h"
 #include "passes/image_metrics.h"
 #include "tests/support/gpu_env.h"
@@ -42,6 +47,8 @@ struct Case {
   std::string border = "clamp";
   std::string axes = "both";
   PixelFormat working = PixelFormat::kRgba16F;
+  // The path each axis must take ("fused" or "two dispatches"); "" for any.
+  std::string horizontal_path, vertical_path;
   double sigma() const { return radius / 2.0; }
   std::string Name() const {
     return absl::StrCat(variant, " ", width, "x", height, " r=", radius, " ", border, " ", axes,
@@ -109,11 +116,32 @@ Bytes Noise(int width, int height, std::mt19937& rng) {
   return testing::EncodeClient(image, PixelFormat::kRgba32F);
 }
 
+// Fails unless the axis `label` ran the path `path` (a prefix of the step's
+// details, see large_radius.cc).
+void ExpectPath(const std::vector<std::string>& details, const std::string& label,
+                const std::string& path) {
+  if (path.empty()) return;
+  bool found = false;
+  for (const std::string& d : details) {
+    if (d.starts_with(label + ": ")) {
+      found = true;
+      EXPECT_TRUE(d.starts_with(label + ": " + path)) << d;
+    }
+  }
+  EXPECT_TRUE(found) << label << " step missing";
+}
+
 ImageD RunBlur(const Case& c, const Bytes& input) {
   auto run = testing::RunGraph(Graph(c), {input});
   EXPECT_TRUE(run.ok()) << run.status();
   if (!run.ok()) return {};
   EXPECT_EQ(run->timings.passes[1].variant, c.variant);
+  for (const graph::CompiledPass& pass : run->compiled->passes) {
+    if (pass.name != "blur") continue;
+    const std::vector<std::string> details = passes::BlurStepDetails(pass.plan);
+    if (c.axes != "vertical") ExpectPath(details, "horizontal", c.horizontal_path);
+    if (c.axes != "horizontal") ExpectPath(details, "vertical", c.vertical_path);
+  }
   return testing::DecodeClient(run->outputs[0], c.width, c.height, PixelFormat::kRgba32F);
 }
 
@@ -170,6 +198,8 @@ TEST_F(LargeRadiusTest, MatchesItsBoxStackForEverySizeRadiusBorderAndFormat) {
         c.radius = radius;
         c.border = borders[b];
         c.working = (b + radius) % 2 ? PixelFormat::kRgba32F : PixelFormat::kRgba16F;
+        c.horizontal_path = "fused";
+        c.vertical_path = "fused";
         CheckAgainstStaircase(c, seed++);
       }
     }
@@ -189,19 +219,62 @@ TEST_F(LargeRadiusTest, SingleAxesAndLongLines) {
       CheckAgainstStaircase(c, 70);
     }
   }
-  // Lines of 5001 pixels: many prefix segments, sums up to ~5000.
-  Case wide;
-  wide.width = 5001;
-  wide.height = 3;
-  wide.radius = 700;
-  wide.border = "mirror";
-  wide.working = PixelFormat::kRgba32F;
-  CheckAgainstStaircase(wide, 71);
-  Case tall = wide;
-  tall.width = 3;
-  tall.height = 5001;
-  tall.border = "clamp";
-  CheckAgainstStaircase(tall, 72);
+}
+
+// Lines of 5001 pixels (80 KB of sums) fit no shared memory lavapipe or an
+// H100 offers: that axis takes the two-dispatch path, the other (3 pixels)
+// the fused one, so this also checks a plan mixing both paths. Many prefix
+// segments, sums up to ~5000.
+TEST_F(LargeRadiusTest, LinesTooLongForSharedMemoryTakeTheTwoDispatchPath) {
+  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
+  uint32_t seed = 71;
+  for (int b = 0; b < 4; ++b) {
+    for (PixelFormat working : {PixelFormat::kRgba16F, PixelFormat::kRgba32F}) {
+      Case wide;
+      wide.width = 5001;
+      wide.height = 3;
+      wide.radius = b % 2 ? 700 : 40;
+      wide.border = borders[b];
+      wide.working = working;
+      wide.horizontal_path = "two dispatches";
+      wide.vertical_path = "fused";
+      CheckAgainstStaircase(wide, seed++);
+      Case tall = wide;
+      tall.width = 3;
+      tall.height = 5001;
+      tall.horizontal_path = "fused";
+      tall.vertical_path = "two dispatches";
+      CheckAgainstStaircase(tall, seed++);
+    }
+  }
+}
+
+// The fused path on random odd sizes (rows of several workgroups' lines,
+// strips of columns, partial strips at the edge), every border, both
+// working formats, one or both axes, radii from the exact kernel to far
+// beyond the image.
+TEST_F(LargeRadiusTest, FusedPathMatchesItsBoxStackOnRandomOddSizes) {
+  std::mt19937 rng(2026);
+  std::uniform_int_distribution<int> half_width(0, 90), half_height(0, 60);
+  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
+  const char* const axes[] = {"both", "horizontal", "vertical"};
+  int count = 0;
+  for (int radius : {0, 2, 16, 64, 1024}) {
+    for (int b = 0; b < 4; ++b) {
+      for (PixelFormat working : {PixelFormat::kRgba16F, PixelFormat::kRgba32F}) {
+        Case c;
+        c.width = 2 * half_width(rng) + 1;
+        c.height = 2 * half_height(rng) + 1;
+        c.radius = radius;
+        c.border = borders[b];
+        c.working = working;
+        c.axes = axes[count++ % 3];
+        c.horizontal_path = "fused";
+        c.vertical_path = "fused";
+        CheckAgainstStaircase(c, rng());
+      }
+    }
+  }
 }
 
 TEST_F(LargeRadiusTest, ConstantImageStaysConstant) {
