@@ -11,7 +11,6 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "client/load_stats.h"
-#include "rgfx/v1/post_process.grpc.pb.h"
 
 namespace rgfx::client {
 namespace {
@@ -61,8 +60,9 @@ class Run {
     return true;
   }
 
+  // `answer` is read only for OK answers.
   void Record(Clock::time_point due, Clock::time_point answered, const grpc::Status& status,
-              const v1::ProcessRequest& request, const v1::ProcessResponse& response) {
+              const SerializedRequest& request, const ResponseSummary& answer) {
     absl::MutexLock lock(&mu_);
     ++result_.sent;
     const bool unavailable = status.error_code() == grpc::StatusCode::UNAVAILABLE;
@@ -90,12 +90,13 @@ class Run {
     result_.latency_ms.push_back(Ms(answered - due));
     const std::string code = StatusCodeName(status.error_code());
     result_.codes[code]++;
-    result_.bytes_sent += request.ByteSizeLong();
+    result_.bytes_sent += request.bytes;
     if (!status.ok()) {
       result_.error_messages[absl::StrCat(code, ": ", status.error_message())]++;
       return;
     }
-    result_.bytes_received += response.ByteSizeLong();
+    result_.bytes_received += answer.message_bytes;
+    const v1::ProcessResponse& response = answer.rest;
     const v1::StageTimings& t = response.stages();
     auto add = [&](const char* name, int64_t ns) { result_.stages_ms[name].push_back(ns / 1e6); };
     add("queue", t.queue_ns());
@@ -160,14 +161,30 @@ int64_t LoadResult::ok() const {
 
 LoadResult RunLoad(const ChannelFactory& channels, const std::vector<v1::ProcessRequest>& requests,
                    const LoadOptions& options) {
+  std::vector<SerializedRequest> serialized;
+  serialized.reserve(requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    absl::StatusOr<SerializedRequest> s = SerializeRequest(requests[i]);
+    if (!s.ok()) {
+      LoadResult result;
+      result.stopped = absl::StrCat("request ", i, ": ", s.status().message());
+      return result;
+    }
+    serialized.push_back(*std::move(s));
+  }
+  return RunLoad(channels, serialized, options);
+}
+
+LoadResult RunLoad(const ChannelFactory& channels, const std::vector<SerializedRequest>& requests,
+                   const LoadOptions& options) {
   const int connections = std::max(1, options.connections);
   const int concurrency = std::max(1, options.concurrency);
-  std::vector<std::unique_ptr<v1::PostProcess::Stub>> stubs;
-  for (int i = 0; i < connections; ++i) stubs.push_back(v1::PostProcess::NewStub(channels(i)));
+  std::vector<std::shared_ptr<grpc::Channel>> made;
+  for (int i = 0; i < connections; ++i) made.push_back(channels(i));
   Run run(options);
 
   auto caller = [&](int index) {
-    v1::PostProcess::Stub& stub = *stubs[index % connections];
+    ProcessCaller process(made[index % connections]);
     Clock::duration backoff = Clock::duration::zero();
     int64_t k = 0;
     Clock::time_point due;
@@ -177,10 +194,10 @@ LoadResult RunLoad(const ChannelFactory& channels, const std::vector<v1::Process
       context.set_deadline(std::chrono::system_clock::now() +
                            std::chrono::duration_cast<std::chrono::system_clock::duration>(
                                Seconds(options.timeout_seconds)));
-      v1::ProcessResponse response;
-      const v1::ProcessRequest& request = requests[static_cast<size_t>(k) % requests.size()];
-      const grpc::Status status = stub.Process(&context, request, &response);
-      run.Record(due, Clock::now(), status, request, response);
+      ResponseSummary answer;
+      const SerializedRequest& request = requests[static_cast<size_t>(k) % requests.size()];
+      const grpc::Status status = process.Call(&context, request, &answer);
+      run.Record(due, Clock::now(), status, request, answer);
       if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
         backoff = std::clamp<Clock::duration>(backoff * 2, kFirstBackoff, kMaxBackoff);
         if (!run.SleepUntil(Clock::now() + backoff)) break;

@@ -29,6 +29,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "client/load_call.h"
 #include "rgfx/v1/post_process.pb.h"
 
 namespace rgfx::client {
@@ -66,7 +67,7 @@ struct LoadResult {
   int64_t sent = 0;             // all requests sent, warm-up included
   int64_t warmup_skipped = 0;
   uint64_t bytes_sent = 0;      // serialized requests (counted answers)
-  uint64_t bytes_received = 0;  // serialized responses (counted OK answers)
+  uint64_t bytes_received = 0;  // serialized responses, images included (counted OK answers)
   std::vector<double> latency_ms;                 // every counted answer, any status
   std::map<std::string, int64_t> codes;           // status code name → count
   std::map<std::string, int64_t> error_messages;  // "CODE: message" → count
@@ -81,7 +82,16 @@ struct LoadResult {
 };
 
 // Sends `requests` (rotated: the k-th request sent is requests[k % size])
-// until the options' bounds; blocks until every caller is done.
+// until the options' bounds; blocks until every caller is done. Each call
+// sends the serialized bytes as they are and reads the response without its
+// output images (client/load_call.h): per call, the client neither
+// serializes nor copies images.
+LoadResult RunLoad(const ChannelFactory& channels, const std::vector<SerializedRequest>& requests,
+                   const LoadOptions& options);
+
+// The same from messages: each is serialized once, before the run. A
+// request protobuf cannot serialize (over 2 GiB) stops the run before it
+// starts, with the reason in LoadResult::stopped.
 LoadResult RunLoad(const ChannelFactory& channels, const std::vector<v1::ProcessRequest>& requests,
                    const LoadOptions& options);
 

@@ -395,7 +395,17 @@ absl::Status ParseLoadWarmup(const std::string& text, client::LoadOptions& optio
 int Load(const std::vector<std::string>& files) {
   // Requests to rotate over: one per --images file, or the one request the
   // positional files make (several files = several named inputs of it).
-  std::vector<v1::ProcessRequest> requests;
+  // Each is serialized as soon as it is built and the message dropped: the
+  // calls send the serialized bytes, and only they stay in memory.
+  std::vector<client::SerializedRequest> requests;
+  auto add_request = [&requests](const std::vector<std::string>& inputs) -> absl::Status {
+    absl::StatusOr<v1::ProcessRequest> request = BuildRequest(inputs);
+    if (!request.ok()) return request.status();
+    absl::StatusOr<client::SerializedRequest> serialized = client::SerializeRequest(*request);
+    if (!serialized.ok()) return serialized.status();
+    requests.push_back(*std::move(serialized));
+    return absl::OkStatus();
+  };
   const std::vector<std::string> images = absl::GetFlag(FLAGS_images);
   if (!images.empty() && !files.empty()) {
     return Fail("load: give input images either as arguments or with --images, not both");
@@ -404,14 +414,12 @@ int Load(const std::vector<std::string>& files) {
     absl::StatusOr<std::vector<std::string>> paths = client::ExpandImagePaths(images);
     if (!paths.ok()) return Fail(absl::StrCat("load: --images ", paths.status().message()));
     for (const std::string& path : *paths) {
-      absl::StatusOr<v1::ProcessRequest> request = BuildRequest({path});
-      if (!request.ok()) return Fail(absl::StrCat("load: ", request.status().message()));
-      requests.push_back(*std::move(request));
+      if (absl::Status s = add_request({path}); !s.ok()) {
+        return Fail(absl::StrCat("load: ", s.message()));
+      }
     }
-  } else {
-    absl::StatusOr<v1::ProcessRequest> request = BuildRequest(files);
-    if (!request.ok()) return Fail(absl::StrCat("load: ", request.status().message()));
-    requests.push_back(*std::move(request));
+  } else if (absl::Status s = add_request(files); !s.ok()) {
+    return Fail(absl::StrCat("load: ", s.message()));
   }
   absl::StatusOr<client::ReportFormat> format =
       client::ParseReportFormat(absl::GetFlag(FLAGS_format));
