@@ -28,6 +28,9 @@ struct DeviceCaps {
   uint32_t min_storage_buffer_offset_alignment = 256;
   uint32_t subgroup_size = 32;
   bool shader_float16 = false;
+  // 8-bit integers in storage buffers and in shaders (the export's PNG
+  // scanlines are bytes at any offset), enabled on the device when present.
+  bool storage_int8 = false;
   // Matrix units: 16×16×16 fp16 products with fp32 accumulation per 32-wide
   // subgroup (VK_NV_cooperative_matrix), enabled on the device when present.
   bool f16_matrix_product_16 = false;

@@ -188,6 +188,7 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(Instance& instance,
   supported.pNext = &f11;
   vkGetPhysicalDeviceFeatures2(physical, &supported);
   caps.shader_float16 = f12.shaderFloat16 && f11.storageBuffer16BitAccess;
+  caps.storage_int8 = f12.storageBuffer8BitAccess && f12.shaderInt8;
   // The matrix shader is written for 32-wide subgroups and fp16 storage.
   // GL_NV_cooperative_matrix's scopes come with the Vulkan memory model.
   caps.f16_matrix_product_16 = options.matrix_units && matrix_extension && fmatrix.cooperativeMatrix &&

@@ -18,7 +18,8 @@ std::string Dims(Extent extent) { return absl::StrCat(extent.width, "×", extent
 // device: a buffer larger than maxStorageBufferRange cannot be bound.
 absl::StatusOr<int> AddResource(CompiledGraph& graph, std::string name, ResourceKind kind,
                                 Extent extent, PixelFormat format, const std::string& owner,
-                                const gpu::DeviceCaps& caps, const CompileLimits& limits) {
+                                const gpu::DeviceCaps& caps, const CompileLimits& limits,
+                                bool png_rows = false) {
   if (extent.width == 0 || extent.height == 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(owner, ": resource '", name, "' would have zero size (", Dims(extent), ")"));
@@ -30,7 +31,10 @@ absl::StatusOr<int> AddResource(CompiledGraph& graph, std::string name, Resource
   }
   const uint64_t bpp = BytesPerPixel(format);
   const bool overflows = extent.pixels() > std::numeric_limits<uint64_t>::max() / bpp;
-  const uint64_t bytes = overflows ? std::numeric_limits<uint64_t>::max() : extent.pixels() * bpp;
+  // The pixel limit keeps the PNG rows' arithmetic far from overflowing.
+  const uint64_t bytes = overflows  ? std::numeric_limits<uint64_t>::max()
+                         : png_rows ? PngRowsLayoutOf(extent).total_bytes
+                                    : extent.pixels() * bpp;
   if (bytes > caps.max_storage_buffer_range) {
     return absl::ResourceExhaustedError(absl::StrCat(
         owner, ": resource '", name, "' (", Dims(extent), " ", std::string(PixelFormatName(format)),
@@ -113,9 +117,10 @@ absl::StatusOr<CompiledGraph> PlanPasses(const GraphDesc& desc, const ValidatedG
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       const bool exported = node.role == PassNode::Role::kExport;
       const PixelFormat format = exported ? desc.outputs[node.source].format : desc.working_format;
+      const bool png_rows = exported && desc.outputs[node.source].png_rows;
       auto r = AddResource(out, node.outputs[i],
                            exported ? ResourceKind::kExported : ResourceKind::kTransient,
-                           pass.plan.output_extents[i], format, owner, caps, limits);
+                           pass.plan.output_extents[i], format, owner, caps, limits, png_rows);
       if (!r.ok()) return r.status();
       if (exported) out.exported[node.source] = *r;
       resource_of.emplace(node.outputs[i], *r);

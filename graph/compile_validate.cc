@@ -214,10 +214,18 @@ absl::StatusOr<ValidatedGraph> Validate(const GraphDesc& desc, const PassRegistr
       return absl::InvalidArgumentError(
           absl::StrCat("output '", output.name, "' is not produced by any pass or input"));
     }
+    if (output.png_rows && output.format != PixelFormat::kRgba8) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "output '", output.name, "': PNG scanlines are written for RGBA8 outputs only, not ",
+          std::string(PixelFormatName(output.format))));
+    }
+    Params export_params = ConvertParams(output.format, output.color_space, output.alpha);
+    // Only when asked: the export type's default (false) fills it otherwise.
+    if (output.png_rows) export_params.Set("png_rows", true);
     PassNode node{PassNode::Role::kExport,
                   ExportPassName(output.name),
                   export_type,
-                  ConvertParams(output.format, output.color_space, output.alpha),
+                  std::move(export_params),
                   {output.name},
                   {OutResourceName(output.name)},
                   static_cast<int>(i)};

@@ -68,6 +68,7 @@ std::string CanonicalKey(const GraphDesc& desc) {
   for (const OutputDesc& output : desc.outputs) {
     AppendString(out, output.name);
     AppendImage(out, output.format, output.color_space, output.alpha);
+    if (output.png_rows) out += "png_rows;";
   }
   return out;
 }

@@ -34,6 +34,9 @@ struct OutputDesc {
   PixelFormat format = PixelFormat::kRgba8;
   ColorSpace color_space = ColorSpace::kSrgb;
   AlphaMode alpha = AlphaMode::kStraight;
+  // RGBA8 only: the export also writes the output's PNG scanlines, filtered
+  // on the GPU (PngRowsLayout). Set by the service, not by clients.
+  bool png_rows = false;
 };
 
 struct GraphDesc {

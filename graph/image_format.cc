@@ -60,4 +60,15 @@ std::string_view AlphaModeName(AlphaMode mode) {
 
 bool IsWorkingFormat(PixelFormat format) { return IsFloatFormat(format); }
 
+PngRowsLayout PngRowsLayoutOf(Extent extent) {
+  auto align = [](uint64_t v) { return (v + 255) / 256 * 256; };
+  PngRowsLayout layout;
+  layout.pixel_bytes = extent.pixels() * 4;
+  layout.rows_offset = align(layout.pixel_bytes);
+  layout.row_stride = 1 + 3 * uint64_t{extent.width};
+  layout.flags_offset = align(layout.rows_offset + layout.row_stride * extent.height);
+  layout.total_bytes = layout.flags_offset + 4 * uint64_t{extent.height};
+  return layout;
+}
+
 }  // namespace rgfx::graph

@@ -7,6 +7,7 @@
 #include "kExportF32.h"
 #include "kImportF16.h"
 #include "kImportF32.h"
+#include "kPngRows.h"
 
 namespace rgfx::passes {
 namespace {
@@ -19,6 +20,16 @@ struct ConvertPush {
   uint32_t srgb;
   uint32_t alpha;  // import: premultiply; export: unpremultiply
 };
+
+// Must match the push_constant block of png_rows.comp.
+struct PngRowsPush {
+  uint32_t width;
+  uint32_t height;
+};
+
+// png_rows.comp works a row per workgroup; a grid of at most this many
+// workgroups strides over taller images.
+constexpr uint32_t kMaxRowGroups = 65535;
 
 const std::vector<std::string>& FormatNames() {
   static const auto* names = new std::vector<std::string>{"rgba8", "rgba16", "rgba16f", "rgba32f"};
@@ -43,6 +54,11 @@ graph::PassSchema ConvertSchema(bool import) {
                          std::string("straight")};
   alpha.enum_values = {"straight", "premultiplied"};
   schema.params = {format, color, alpha};
+  if (!import) {
+    schema.params.push_back({"png_rows", graph::ParamType::kBool,
+                             "RGBA8 only: also write the PNG scanlines, filtered (graph::PngRowsLayout)",
+                             false});
+  }
   return schema;
 }
 
@@ -75,11 +91,38 @@ class ConvertPass final : public graph::PassType {
                 : WorkingShader(ctx.working_format(), "export", kExportF16, kExportF32, 2,
                                 sizeof(ConvertPush));
     const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0)};
-    return ctx.Dispatch(shader, {}, buffers, push, DivideRoundingUp(extent.width, RGFX_TILE_X),
-                        DivideRoundingUp(extent.height, RGFX_TILE_Y), 1);
+    if (absl::Status s =
+            ctx.Dispatch(shader, {}, buffers, push, DivideRoundingUp(extent.width, RGFX_TILE_X),
+                         DivideRoundingUp(extent.height, RGFX_TILE_Y), 1);
+        !s.ok() || import_ || !params.Bool("png_rows")) {
+      return s;
+    }
+    return RecordPngRows(ctx, extent);
   }
 
  private:
+  // The filtered scanlines, from the pixels the first dispatch wrote.
+  static absl::Status RecordPngRows(graph::RecordContext& ctx, graph::Extent extent) {
+    if (!ctx.caps().storage_int8) {
+      return absl::FailedPreconditionError(
+          "png_rows needs 8-bit storage buffers, which this device lacks");
+    }
+    const graph::PngRowsLayout layout = graph::PngRowsLayoutOf(extent);
+    const gpu::BufferSlice& out = ctx.write(0);
+    auto part = [&out](uint64_t offset, uint64_t size) {
+      return gpu::BufferSlice{out.buffer, out.offset + offset, size,
+                              out.mapped == nullptr ? nullptr : out.mapped + offset};
+    };
+    const gpu::BufferSlice buffers[] = {
+        part(0, layout.pixel_bytes),
+        part(layout.rows_offset, layout.row_stride * extent.height),
+        part(layout.flags_offset, 4 * uint64_t{extent.height})};
+    ctx.ComputeBarrier();
+    const gpu::ShaderCode shader{"png_rows", kPngRows, 3, sizeof(PngRowsPush)};
+    return ctx.Dispatch(shader, {}, buffers, PngRowsPush{extent.width, extent.height},
+                        std::min(extent.height, kMaxRowGroups), 1, 1);
+  }
+
   const bool import_;
   const graph::PassSchema schema_;
 };

@@ -59,6 +59,10 @@ ABSL_FLAG(std::string, devices, "",
 ABSL_FLAG(bool, matrix_units, true,
           "use the GPU's matrix units (VK_NV_cooperative_matrix) where present: gaussian_blur "
           "variant fast in RGBA16F runs on them; false: every pass on the ordinary paths");
+ABSL_FLAG(bool, gpu_png_rows, true,
+          "PNG outputs: the GPU filters the scanlines (every row judged like the fast "
+          "encoder's adaptive filter) and the CPU only deflates them; needs 8-bit storage "
+          "buffers on the device; false: the CPU filters (judging every 16th row)");
 ABSL_FLAG(std::string, working_format, "RGBA16F",
           "default internal precision: RGBA16F or RGBA32F (requests may override)");
 ABSL_FLAG(uint64_t, max_pixels, 64ull << 20, "most pixels (width*height) per image and resource");
@@ -159,6 +163,7 @@ int main(int argc, char** argv) {
   options.config.max_in_flight = absl::GetFlag(FLAGS_max_in_flight);
   options.config.max_batch = absl::GetFlag(FLAGS_max_batch);
   options.config.batch_delay = absl::Microseconds(absl::GetFlag(FLAGS_batch_delay_us));
+  options.config.gpu_png_rows = absl::GetFlag(FLAGS_gpu_png_rows);
   options.engine.memory_idle_release = absl::Seconds(absl::GetFlag(FLAGS_memory_idle_release_s));
   options.engine.host_memory_budget = absl::GetFlag(FLAGS_host_memory_budget_mb) << 20;
   options.engine.gpu_memory_budget = absl::GetFlag(FLAGS_gpu_memory_budget_mb) << 20;

@@ -364,6 +364,41 @@ bool PipelineDecode(int concurrent_decodes, unsigned hardware_threads) {
   return concurrent_decodes >= 1 && 2u * static_cast<unsigned>(concurrent_decodes) <= hardware_threads;
 }
 
+namespace {
+
+bool UsesFastEncoder(const PngEncodeOptions& options) {
+  return options.encoder == PngEncoder::kFast && options.compression_level >= 1 &&
+         options.compression_level <= 3;
+}
+
+FastEncodeParams FastParamsOf(const PngEncodeOptions& options) {
+  int threads = options.threads;
+  if (threads <= 0) {
+    // More than 8 pieces gains little on a 1080p image and costs size.
+    threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+  }
+  return {.isal_level = options.compression_level,
+          .filter = options.fast_filter,
+          .threads = threads,
+          .opaque_as_rgb = options.opaque_as_rgb};
+}
+
+}  // namespace
+
+bool EncodesFilteredRows(const PngEncodeOptions& options) {
+  return UsesFastEncoder(options) && options.fast_filter == PngRowFilter::kAdaptive &&
+         options.opaque_as_rgb;
+}
+
+absl::StatusOr<std::string> EncodePngFromFilteredRows(std::span<const std::byte> rows,
+                                                      uint32_t width, uint32_t height,
+                                                      const PngEncodeOptions& options) {
+  if (!EncodesFilteredRows(options)) {
+    return absl::InternalError("EncodePngFromFilteredRows: options the rows do not fit");
+  }
+  return EncodePngFilteredRgb8(rows, width, height, FastParamsOf(options));
+}
+
 absl::StatusOr<std::string> EncodePng(std::span<const std::byte> pixels, uint32_t width,
                                       uint32_t height, graph::PixelFormat format,
                                       const PngEncodeOptions& options) {
@@ -380,18 +415,9 @@ absl::StatusOr<std::string> EncodePng(std::span<const std::byte> pixels, uint32_
     return absl::InternalError(absl::StrCat("EncodePng: ", pixels.size(), " bytes for ", width,
                                             "x", height));
   }
-  if (options.encoder == PngEncoder::kFast && options.compression_level >= 1 &&
-      options.compression_level <= 3) {
-    int threads = options.threads;
-    if (threads <= 0) {
-      // More than 8 pieces gains little on a 1080p image and costs size.
-      threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
-    }
+  if (UsesFastEncoder(options)) {
     return EncodePngFast(pixels, width, height, format == graph::PixelFormat::kRgba16,
-                         {.isal_level = options.compression_level,
-                          .filter = options.fast_filter,
-                          .threads = threads,
-                          .opaque_as_rgb = options.opaque_as_rgb});
+                         FastParamsOf(options));
   }
   std::string out;
   // A guess that avoids most regrowth for photographic content at level 1.

@@ -113,6 +113,19 @@ absl::StatusOr<std::string> EncodePng(std::span<const std::byte> pixels, uint32_
                                       uint32_t height, graph::PixelFormat format,
                                       const PngEncodeOptions& options = {});
 
+// Whether an opaque RGBA8 image with these options may be encoded from
+// scanlines filtered with the adaptive rule judged on every row (what the
+// export writes on the GPU, graph::PngRowsLayout): the fast encoder, the
+// adaptive filter and RGB for opaque images. The file is then the one
+// EncodePng writes with FastEncodeParams::adaptive_row_step = 1.
+bool EncodesFilteredRows(const PngEncodeOptions& options);
+
+// Encodes those scanlines (`height` rows of a filter-type byte and 3 * width
+// filtered bytes) as an RGB PNG: only the deflate runs on the CPU.
+absl::StatusOr<std::string> EncodePngFromFilteredRows(std::span<const std::byte> rows,
+                                                      uint32_t width, uint32_t height,
+                                                      const PngEncodeOptions& options);
+
 // The bytes a raw image of `format` needs, checked without overflow: zero
 // sizes and a data size other than width * height * bytes-per-pixel are
 // InvalidArgument naming the image; more than `max_pixels` is

@@ -47,6 +47,9 @@ struct Image {
   size_t row_bytes;  // raw RGBA row
   bool rgb;          // written without its (all opaque) alpha channel
   size_t png_row_bytes;  // a row as the PNG stores it
+  // Scanlines filtered already (a filter byte, then png_row_bytes), one
+  // after another; null when the encoder filters `pixels` itself.
+  const uint8_t* filtered = nullptr;
 };
 
 // One piece: rows [first_row, end_row) compressed alone.
@@ -87,7 +90,7 @@ void CompressPiece(const Image& image, const FastEncodeParams& params, Piece& pi
   const size_t stride = n + 1;
   const size_t rows_per_slab =
       std::clamp<size_t>(kSlabBytes / stride, 1, piece.end_row - piece.first_row);
-  std::unique_ptr<uint8_t[]> slab(new uint8_t[rows_per_slab * stride]);
+  std::unique_ptr<uint8_t[]> slab(image.filtered ? nullptr : new uint8_t[rows_per_slab * stride]);
   std::vector<uint8_t> zero_row(n, 0);
   uint8_t chosen = kPngFilterPaeth;
   const uint32_t step = static_cast<uint32_t>(std::max(1, params.adaptive_row_step));
@@ -129,11 +132,14 @@ void CompressPiece(const Image& image, const FastEncodeParams& params, Piece& pi
   stream.gzip_flag = IGZIP_DEFLATE;
 
   int slot = 0;
-  const uint8_t* prev = piece.first_row == 0 ? zero_row.data() : raw_row(piece.first_row - 1, 1);
+  const uint8_t* prev = piece.first_row == 0 || image.filtered ? zero_row.data()
+                                                               : raw_row(piece.first_row - 1, 1);
   size_t out_used = 0;
   for (uint32_t y0 = piece.first_row; y0 < piece.end_row;) {
     const size_t rows = std::min<size_t>(rows_per_slab, piece.end_row - y0);
-    for (size_t r = 0; r < rows; ++r) {
+    // Filtered scanlines are deflated where they lie.
+    const uint8_t* filtered = image.filtered ? image.filtered + size_t{y0} * stride : slab.get();
+    for (size_t r = 0; r < rows && !image.filtered; ++r) {
       const uint8_t* row = raw_row(y0 + static_cast<uint32_t>(r), slot);
       const uint32_t y = y0 + static_cast<uint32_t>(r);
       FilterOne(params.filter, bpp, row, prev, slab.get() + r * stride, n,
@@ -142,11 +148,12 @@ void CompressPiece(const Image& image, const FastEncodeParams& params, Piece& pi
       slot ^= 1;  // the row just filtered stays valid as `prev`
     }
     const size_t bytes = rows * stride;
-    piece.adler = isal_adler32(piece.adler, slab.get(), bytes);
+    piece.adler = isal_adler32(piece.adler, filtered, bytes);
     piece.filtered_bytes += bytes;
     y0 += static_cast<uint32_t>(rows);
     const bool final_slab = y0 == piece.end_row;
-    stream.next_in = slab.get();
+    // ISA-L's API takes non-const input but only reads it.
+    stream.next_in = const_cast<uint8_t*>(filtered);
     stream.avail_in = static_cast<uint32_t>(bytes);
     stream.end_of_stream = final_slab && piece.last ? 1 : 0;
     stream.flush = final_slab && !piece.last ? FULL_FLUSH : NO_FLUSH;
@@ -191,22 +198,13 @@ void AppendChunk(std::string& out, const char type[4],
   out.append(reinterpret_cast<const char*>(tail), 4);
 }
 
-}  // namespace
-
-absl::StatusOr<std::string> EncodePngFast(std::span<const std::byte> pixels, uint32_t width,
-                                          uint32_t height, bool sixteen_bit,
-                                          const FastEncodeParams& params) {
+// The pieces compressed on up to params.threads threads, then the file.
+absl::StatusOr<std::string> EncodeImage(const Image& image, const FastEncodeParams& params) {
   if (params.isal_level < 0 || params.isal_level > 3) {
     return absl::InvalidArgumentError(absl::StrCat("ISA-L level ", params.isal_level));
   }
-  Image image{reinterpret_cast<const uint8_t*>(pixels.data()), width, height, sixteen_bit,
-              size_t{width} * (sixteen_bit ? 8 : 4), false, 0};
-  if (width == 0 || height == 0 || pixels.size() != image.row_bytes * height) {
-    return absl::InternalError(absl::StrCat("EncodePngFast: ", pixels.size(), " bytes for ",
-                                            width, "x", height));
-  }
-  image.rgb = params.opaque_as_rgb && AllOpaque(pixels, sixteen_bit);
-  image.png_row_bytes = image.rgb ? image.row_bytes / 4 * 3 : image.row_bytes;
+  const uint32_t width = image.width, height = image.height;
+  const bool sixteen_bit = image.sixteen_bit;
   // Pieces: as many as threads, but none below min_piece_bytes.
   const uint64_t filtered_total = uint64_t{height} * (image.png_row_bytes + 1);
   const uint64_t by_size = std::max<uint64_t>(1, filtered_total / std::max<size_t>(
@@ -279,6 +277,41 @@ absl::StatusOr<std::string> EncodePngFast(std::span<const std::byte> pixels, uin
   }
   AppendChunk(out, "IEND", {});
   return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> EncodePngFast(std::span<const std::byte> pixels, uint32_t width,
+                                          uint32_t height, bool sixteen_bit,
+                                          const FastEncodeParams& params) {
+  Image image{reinterpret_cast<const uint8_t*>(pixels.data()), width, height, sixteen_bit,
+              size_t{width} * (sixteen_bit ? 8 : 4), false, 0};
+  if (width == 0 || height == 0 || pixels.size() != image.row_bytes * height) {
+    return absl::InternalError(absl::StrCat("EncodePngFast: ", pixels.size(), " bytes for ",
+                                            width, "x", height));
+  }
+  image.rgb = params.opaque_as_rgb && AllOpaque(pixels, sixteen_bit);
+  image.png_row_bytes = image.rgb ? image.row_bytes / 4 * 3 : image.row_bytes;
+  return EncodeImage(image, params);
+}
+
+absl::StatusOr<std::string> EncodePngFilteredRgb8(std::span<const std::byte> rows, uint32_t width,
+                                                  uint32_t height, const FastEncodeParams& params) {
+  const size_t png_row_bytes = size_t{width} * 3;
+  if (width == 0 || height == 0 || rows.size() != (png_row_bytes + 1) * height) {
+    return absl::InternalError(absl::StrCat("EncodePngFilteredRgb8: ", rows.size(),
+                                            " bytes for ", width, "x", height));
+  }
+  const auto* filtered = reinterpret_cast<const uint8_t*>(rows.data());
+  for (uint32_t y = 0; y < height; ++y) {
+    // A filter type past Paeth would make a file no decoder reads.
+    if (filtered[(png_row_bytes + 1) * y] > kPngFilterPaeth) {
+      return absl::InternalError(absl::StrCat("EncodePngFilteredRgb8: row ", y, " has filter type ",
+                                              int(filtered[(png_row_bytes + 1) * y])));
+    }
+  }
+  const Image image{nullptr, width, height, false, size_t{width} * 4, true, png_row_bytes, filtered};
+  return EncodeImage(image, params);
 }
 
 bool AllOpaque(std::span<const std::byte> pixels, bool sixteen_bit) {

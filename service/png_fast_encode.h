@@ -52,6 +52,14 @@ absl::StatusOr<std::string> EncodePngFast(std::span<const std::byte> pixels, uin
                                           uint32_t height, bool sixteen_bit,
                                           const FastEncodeParams& params);
 
+// Deflates scanlines filtered elsewhere (the GPU: graph::PngRowsLayout):
+// `height` rows of a PNG filter-type byte and 3 * width filtered bytes, as an
+// 8-bit RGB PNG, in pieces on params.threads threads like EncodePngFast
+// (params.filter, adaptive_row_step and opaque_as_rgb do not apply). The
+// rows are read where they lie: no copy, no filtering on the CPU.
+absl::StatusOr<std::string> EncodePngFilteredRgb8(std::span<const std::byte> rows, uint32_t width,
+                                                  uint32_t height, const FastEncodeParams& params);
+
 // Whether every pixel of tightly packed RGBA8 (or little-endian RGBA16 when
 // `sixteen_bit`) pixels has alpha at its maximum.
 bool AllOpaque(std::span<const std::byte> pixels, bool sixteen_bit);

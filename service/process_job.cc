@@ -41,6 +41,36 @@ graph::ConsumeOutputFn ConsumeFloats(std::vector<std::vector<float>>& values) {
   };
 }
 
+// One PNG output. With GPU-filtered scanlines (OutputDesc::png_rows) only
+// the deflate runs here when every row is opaque; otherwise the pixels, which
+// lie first in the same buffer, are encoded as usual (RGBA).
+absl::StatusOr<std::string> EncodeOutput(const gpu::BufferSlice& staged,
+                                         const graph::OutputDesc& out, graph::Extent extent,
+                                         const PngEncodeOptions& options) {
+  if (!out.png_rows) {
+    return EncodePng({staged.mapped, staged.size}, extent.width, extent.height, out.format,
+                     options);
+  }
+  const graph::PngRowsLayout layout = graph::PngRowsLayoutOf(extent);
+  if (staged.size != layout.total_bytes) {
+    return absl::InternalError(absl::StrCat("output '", out.name, "': ", staged.size,
+                                            " staged bytes, PNG rows need ", layout.total_bytes));
+  }
+  bool opaque = true;
+  for (uint32_t y = 0; y < extent.height && opaque; ++y) {
+    uint32_t flag;
+    std::memcpy(&flag, staged.mapped + layout.flags_offset + 4 * uint64_t{y}, 4);
+    opaque = flag == 1;
+  }
+  if (opaque) {
+    return EncodePngFromFilteredRows(
+        {staged.mapped + layout.rows_offset, layout.row_stride * extent.height}, extent.width,
+        extent.height, options);
+  }
+  return EncodePng({staged.mapped, layout.pixel_bytes}, extent.width, extent.height, out.format,
+                   options);
+}
+
 v1::ImageEncoding RawEncoding(graph::PixelFormat format) {
   switch (format) {
     case graph::PixelFormat::kRgba8: return v1::IMAGE_ENCODING_RGBA8;
@@ -86,6 +116,12 @@ absl::Status ProcessJob::Prepare() {
   absl::StatusOr<TranslatedRequest> translated = TranslateRequest(request_, config_.limits);
   if (!translated.ok()) return translated.status();
   translated_ = *std::move(translated);
+  const bool gpu_rows = config_.gpu_png_rows && engine_.caps().storage_int8 &&
+                        translated_.output.encoding == v1::IMAGE_ENCODING_PNG &&
+                        EncodesFilteredRows(translated_.output.png);
+  for (graph::OutputDesc& out : translated_.desc.outputs) {
+    out.png_rows = gpu_rows && out.format == graph::PixelFormat::kRgba8;
+  }
   graph_hash_ = GraphHash(translated_.desc);
   // Compile before decoding: a bad graph fails without paying for the decode.
   absl::StatusOr<std::shared_ptr<const graph::CompiledGraph>> compiled =
@@ -222,6 +258,7 @@ absl::Status ProcessJob::PrepareErrorRuns() {
   // values, without the output encoding's rounding.
   graph::GraphDesc measured = translated_.desc;
   for (graph::OutputDesc& out : measured.outputs) {
+    out.png_rows = false;
     out.format = graph::PixelFormat::kRgba32F;
     out.color_space = graph::ColorSpace::kLinear;
     out.alpha = graph::AlphaMode::kPremultiplied;
@@ -332,8 +369,7 @@ absl::Status ProcessJob::Finish() {
     if (png) {
       // Encoded straight from the memory the GPU downloaded into.
       absl::StatusOr<std::string> encoded =
-          EncodePng({pixels.mapped, pixels.size}, extent.width, extent.height, out.format,
-                    translated_.output.png);
+          EncodeOutput(pixels, out, extent, translated_.output.png);
       if (!encoded.ok()) return encoded.status();
       image.set_encoding(v1::IMAGE_ENCODING_PNG);
       *image.mutable_data() = *std::move(encoded);

@@ -24,6 +24,10 @@ struct ServiceConfig {
   int max_queued = 32;
   int max_batch = 8;                                     // requests per GPU submission
   absl::Duration batch_delay = absl::Microseconds(500);  // longest wait to fill a batch
+  // PNG outputs the fast encoder writes from adaptively filtered rows get
+  // those rows from the GPU (the export filters them: graph::OutputDesc::
+  // png_rows), on devices with 8-bit storage; the CPU only deflates.
+  bool gpu_png_rows = true;
 };
 
 class ProcessJob final : public Job {

@@ -395,3 +395,50 @@ TEST(GraphCompile, KeepsDescriptionAndCaps) {
 
 }  // namespace
 }  // namespace rgfx::graph::testing
+
+namespace rgfx::graph::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+// An RGBA8 output with PNG scanlines takes the pixels, the rows and a flag
+// per row in one exported buffer; the description's key tells the two apart
+// (they compile to different graphs); other formats are refused.
+TEST(GraphCompile, PngRowsSizeTheExportedBuffer) {
+  GraphDesc desc;
+  desc.inputs = {In("a", 7, 3)};
+  desc.passes = {P("blur", "blur", {"a"}, {"s"})};
+  desc.outputs = {Out("s")};
+  const std::string plain_key = CanonicalKey(desc);
+  desc.outputs[0].png_rows = true;
+  EXPECT_NE(CanonicalKey(desc), plain_key);
+  auto graph = MustCompile(desc);
+  const LogicalResource& out = graph->resources[graph->exported[0]];
+  const PngRowsLayout layout = PngRowsLayoutOf({7, 3});
+  EXPECT_EQ(out.bytes, layout.total_bytes);
+  EXPECT_EQ(layout.pixel_bytes, 7u * 3 * 4);
+  EXPECT_EQ(layout.rows_offset, 256u);
+  EXPECT_EQ(layout.row_stride, 22u);
+  EXPECT_EQ(layout.flags_offset, 512u);
+  EXPECT_EQ(layout.total_bytes, 512u + 12);
+  EXPECT_TRUE(graph->passes.back().params.Bool("png_rows"));
+
+  desc.outputs[0].format = PixelFormat::kRgba16;
+  auto refused = Compile(desc, Registry(), gpu::LavapipeLikeCaps());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("RGBA8 outputs only"));
+}
+
+TEST(GraphCompile, PngRowsLayoutAlignsEveryPart) {
+  for (Extent e : {Extent{1, 1}, Extent{1920, 1080}, Extent{63, 65}, Extent{4096, 1}}) {
+    const PngRowsLayout l = PngRowsLayoutOf(e);
+    EXPECT_EQ(l.rows_offset % 256, 0u);
+    EXPECT_EQ(l.flags_offset % 256, 0u);
+    EXPECT_GE(l.rows_offset, e.pixels() * 4);
+    EXPECT_GE(l.flags_offset, l.rows_offset + (1 + 3 * uint64_t{e.width}) * e.height);
+    EXPECT_EQ(l.total_bytes, l.flags_offset + 4 * uint64_t{e.height});
+  }
+}
+
+}  // namespace
+}  // namespace rgfx::graph::testing

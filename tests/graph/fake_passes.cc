@@ -34,7 +34,8 @@ class FakeConvert final : public FakePass {
     schema.output_names = {"result"};
     schema.params = {EnumSpec("format", "rgba8", {"rgba8", "rgba16", "rgba16f", "rgba32f"}),
                      EnumSpec("color_space", "srgb", {"srgb", "linear"}),
-                     EnumSpec("alpha", "straight", {"straight", "premultiplied"})};
+                     EnumSpec("alpha", "straight", {"straight", "premultiplied"}),
+                     ParamSpec{"png_rows", ParamType::kBool, "", ParamValue(false)}};
     return schema;
   }
   absl::StatusOr<PassPlan> Plan(const PlanContext& ctx) const override {

@@ -18,6 +18,7 @@
 #include "service/png_fast_decode.h"
 #include "service/png_fast_encode.h"
 #include "service/png_filters.h"
+#include "tests/service/png_rows_reference.h"
 #include "tests/service/png_test_util.h"
 
 namespace rgfx::service {
@@ -243,6 +244,45 @@ TEST(FastEncode, OpaqueImagesAsRgb) {
       }
     }
   }
+}
+
+// Scanlines filtered elsewhere (the GPU's export) are deflated as they lie:
+// the file is the one EncodePngFast writes judging every row, byte for byte,
+// whether one piece or several.
+TEST(FastEncode, FilteredRowsGiveTheEveryRowAdaptiveFile) {
+  struct Size {
+    uint32_t width, height;
+  };
+  for (const Size size : {Size{1, 1}, Size{7, 3}, Size{301, 97}, Size{640, 480}}) {
+    std::vector<std::byte> pixels = PhotoLike(size.width, size.height, false, size.width);
+    for (size_t p = 0; p < size_t{size.width} * size.height; ++p) pixels[p * 4 + 3] = std::byte{0xff};
+    const std::vector<std::byte> rows = testing::FilterRowsRgb8(pixels, size.width, size.height);
+    for (int threads : {1, 3}) {
+      SCOPED_TRACE(::testing::Message() << size.width << "x" << size.height << ", " << threads);
+      const FastEncodeParams params{
+          .threads = threads, .min_piece_bytes = 64 << 10, .opaque_as_rgb = true,
+          .adaptive_row_step = 1};
+      absl::StatusOr<std::string> reference =
+          EncodePngFast(pixels, size.width, size.height, false, params);
+      absl::StatusOr<std::string> from_rows =
+          EncodePngFilteredRgb8(rows, size.width, size.height, params);
+      ASSERT_TRUE(reference.ok() && from_rows.ok()) << from_rows.status();
+      EXPECT_EQ(*from_rows, *reference);
+      EXPECT_EQ(*Decode(*from_rows, true), pixels);
+    }
+  }
+}
+
+TEST(FastEncode, FilteredRowsAreCheckedBeforeDeflating) {
+  const uint32_t width = 5, height = 4;
+  std::vector<std::byte> rows((3 * width + 1) * height, std::byte{0});
+  EXPECT_TRUE(EncodePngFilteredRgb8(rows, width, height, {}).ok());
+  EXPECT_FALSE(EncodePngFilteredRgb8(std::span(rows).first(rows.size() - 1), width, height, {}).ok());
+  EXPECT_FALSE(EncodePngFilteredRgb8(rows, 0, height, {}).ok());
+  rows[(3 * width + 1) * 2] = std::byte{5};  // no such filter type
+  absl::StatusOr<std::string> png = EncodePngFilteredRgb8(rows, width, height, {});
+  ASSERT_FALSE(png.ok());
+  EXPECT_THAT(png.status().message(), ::testing::HasSubstr("row 2 has filter type 5"));
 }
 
 // ChooseRowFilter picks what filtering the row four ways and comparing
