@@ -14,8 +14,11 @@
 #include <cmath>
 #include <numeric>
 
+#include <google/protobuf/io/coded_stream.h>
+
 #include "absl/time/clock.h"
 #include "client/load.h"
+#include "client/load_call.h"
 #include "client/load_stats.h"
 #include "tests/e2e/prometheus_text.h"
 #include "tests/e2e/server_fixture.h"
@@ -143,6 +146,8 @@ TEST_F(LoadMetricsTest, ClientCountsAgreeWithServerMetrics) {
   EXPECT_EQ(result.codes.at("RESOURCE_EXHAUSTED"), 10);
   EXPECT_EQ(result.codes.size(), 3u);
   EXPECT_EQ(result.bytes_sent, 10 * bytes_per_round);
+  // Stage times come from the 20 OK answers, read without their images.
+  EXPECT_EQ(result.stages_ms.at("total").size(), 20u);
 
   // The server's, exactly the same.
   const std::map<std::string, std::string> process = {{"method", "Process"}};
@@ -208,6 +213,56 @@ TEST_F(LoadMetricsTest, ClientCountsAgreeWithServerMetrics) {
   EXPECT_EQ(after.Sum("rgfx_device_healthy", {{"device", "0"}}), 1);
   EXPECT_TRUE(after.Has("rgfx_gpu_memory_bytes"));
   EXPECT_TRUE(after.Has("rgfx_gpu_submissions_total"));
+}
+
+// The load client's call (generic stub, response read without its images)
+// against the generated stub's, on the same request: the same outputs by
+// size, the same graph, passes and statistics.
+TEST_F(LoadMetricsTest, LoadCallSeesWhatTheGeneratedStubParses) {
+  const v1::ProcessRequest request = RawRequest(ReadExampleGraph("blur.json"));
+  const std::shared_ptr<grpc::Channel> channel = Channels()(0);
+  auto stub = v1::PostProcess::NewStub(channel);
+  auto stub_call = [&] {
+    grpc::ClientContext context;
+    v1::ProcessResponse response;
+    const grpc::Status status = stub->Process(&context, request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response;
+  };
+  stub_call();  // the compiled graph cached: both calls below are hits
+  const v1::ProcessResponse full = stub_call();
+
+  absl::StatusOr<client::SerializedRequest> serialized = client::SerializeRequest(request);
+  ASSERT_TRUE(serialized.ok()) << serialized.status();
+  client::ProcessCaller caller(channel);
+  grpc::ClientContext context;
+  client::ResponseSummary summary;
+  const grpc::Status status = caller.Call(&context, *serialized, &summary);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+
+  ASSERT_EQ(full.outputs_size(), 1);
+  EXPECT_EQ(full.outputs(0).data().size(), 33u * 17 * 4);
+  EXPECT_EQ(summary.outputs, 1);
+  // The pixels are the same on every run, so the outputs field's size too:
+  // tag, length, image.
+  const size_t image_bytes = full.outputs(0).ByteSizeLong();
+  EXPECT_EQ(summary.output_bytes,
+            1 + google::protobuf::io::CodedOutputStream::VarintSize64(image_bytes) + image_bytes);
+  EXPECT_EQ(summary.message_bytes, summary.output_bytes + summary.rest.ByteSizeLong());
+  EXPECT_EQ(summary.rest.outputs_size(), 0);
+  EXPECT_FALSE(summary.rest.id().empty());
+  EXPECT_EQ(summary.rest.device(), full.device());
+  EXPECT_EQ(summary.rest.graph_hash(), full.graph_hash());
+  EXPECT_EQ(summary.rest.stats().SerializeAsString(), full.stats().SerializeAsString());
+  ASSERT_EQ(summary.rest.passes_size(), full.passes_size());
+  for (int i = 0; i < full.passes_size(); ++i) {
+    EXPECT_EQ(summary.rest.passes(i).pass(), full.passes(i).pass());
+    EXPECT_EQ(summary.rest.passes(i).type(), full.passes(i).type());
+    EXPECT_EQ(summary.rest.passes(i).variant(), full.passes(i).variant());
+    EXPECT_EQ(summary.rest.passes(i).has_gpu_ns(), full.passes(i).has_gpu_ns());
+  }
+  EXPECT_GT(summary.rest.stages().total_ns(), 0);
+  EXPECT_FALSE(summary.rest.has_error());
 }
 
 TEST_F(LoadMetricsTest, WarmupAnswersAreLeftOut) {
