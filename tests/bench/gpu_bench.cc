@@ -318,6 +318,16 @@ int Main() {
               absl::GetFlag(FLAGS_variant).c_str(), absl::GetFlag(FLAGS_working_format).c_str(),
               absl::GetFlag(FLAGS_runs), absl::GetFlag(FLAGS_warmup), absl::GetFlag(FLAGS_warmup_ms),
               absl::GetFlag(FLAGS_rotate));
+  // What the blur's plan chose per step (e.g. large_radius: fused or two
+  // dispatches) and the accuracy it states.
+  for (const graph::CompiledPass& pass : compiled->passes) {
+    for (const std::string& line : passes::BlurStepDetails(pass.plan)) {
+      std::printf("plan: %s\n", line.c_str());
+    }
+    if (const passes::BlurAccuracy* a = passes::FindBlurAccuracy(pass.plan); a && !a->exact) {
+      std::printf("plan: %s\n", a->summary.c_str());
+    }
+  }
   const auto rows = TimeGraph(desc, *compiled, *executor);
   const double bandwidth_after = measure_bandwidth();
   const double bandwidth = std::max(bandwidth_before, bandwidth_after);
