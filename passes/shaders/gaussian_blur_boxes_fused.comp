@@ -64,12 +64,13 @@ vec4 S(uint line, int j) { return sums[Slot(line, uint(j))]; }
 
 int FloorDiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
-// The sum of mean-free extended pixels lo..hi−1 (lo ≤ hi), `total` = S(n).
-vec4 Range(uint line, int lo, int hi, vec4 total) {
+// The sum of mean-free extended pixels lo..hi−1 (lo ≤ hi).
+vec4 Range(uint line, int lo, int hi) {
   int n = int(kN);
   if (lo >= 0 && hi <= n) return S(line, hi) - S(line, lo);
   if (pc.border == RGFX_BORDER_WRAP || pc.border == RGFX_BORDER_MIRROR) {
     bool mirror = pc.border == RGFX_BORDER_MIRROR;
+    vec4 total = S(line, n);  // read here only: most outputs are interior
     int period = mirror ? 2 * n : n;
     vec4 period_sum = mirror ? 2.0 * total : total;
     int qlo = FloorDiv(lo, period), qhi = FloorDiv(hi, period);
@@ -162,23 +163,26 @@ void main() {
   }
   barrier();
 
+  // m's factor in an output: Σ c_i · (real pixels box i counts), that is
+  // Σ c_i · (2·w_i + 1) (≈ 1) except where zero borders cut boxes short.
+  float full_weight = 0.0;
+  for (uint b = 0u; b < pc.boxes; ++b) full_weight += box_table[b].x * (2.0 * box_table[b].y + 1.0);
+
   // 5. Every output of the workgroup's lines, written in memory order.
   for (uint f = t; f < kLines * kN; f += kThreads) {
     uint c, i;
     Locate(f, c, i);
     uint global_line = first_line + c;
     if (global_line >= pc.lines) continue;
-    vec4 line_total = S(c, int(kN));
     vec4 sum = vec4(0.0);
-    float weight = 0.0;  // Σ c_i · (real pixels box i counts): m's factor
+    float weight = pc.border == RGFX_BORDER_ZERO ? 0.0 : full_weight;
     int x = int(i);
     for (uint b = 0u; b < pc.boxes; ++b) {
       vec2 box = box_table[b];
       int w = int(box.y);
       int lo = x - w, hi = x + w + 1;
-      sum += box.x * Range(c, lo, hi, line_total);
-      int counted = pc.border == RGFX_BORDER_ZERO ? min(hi, int(kN)) - max(lo, 0) : hi - lo;
-      weight += box.x * float(counted);
+      sum += box.x * Range(c, lo, hi);
+      if (pc.border == RGFX_BORDER_ZERO) weight += box.x * float(min(hi, int(kN)) - max(lo, 0));
     }
     STORE_PIXEL(dst, global_line * pc.line_stride + i * pc.pixel_stride,
                 sum + weight * line_mean[c]);
