@@ -249,6 +249,37 @@ TEST_F(LargeRadiusTest, LinesTooLongForSharedMemoryTakeTheTwoDispatchPath) {
   }
 }
 
+// At the edge of the device's shared memory: the longest line the plan
+// fuses runs fused (its workgroup's shared memory is what the plan
+// computed: the validation layer checks it against the device's limit), one
+// pixel more takes the two-dispatch path. Rows and columns, both formats.
+TEST_F(LargeRadiusTest, LongestFusedLineAndOneMore) {
+  const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
+  uint32_t longest = 1;
+  while (passes::ChooseFusedGeometry(longest + 1, 1, caps.max_compute_shared_memory_bytes,
+                                     caps.max_workgroup_invocations)
+             .lines_per_group != 0) {
+    ++longest;
+  }
+  std::printf("shared memory %u bytes: lines up to %u px fuse\n",
+              caps.max_compute_shared_memory_bytes, longest);
+  uint32_t seed = 90;
+  for (uint32_t n : {longest, longest + 1}) {
+    for (const char* axes : {"horizontal", "vertical"}) {
+      Case c;
+      c.width = axes[0] == 'h' ? n : 3;
+      c.height = axes[0] == 'h' ? 3 : n;
+      c.radius = 300;
+      c.axes = axes;
+      c.border = seed % 2 ? "mirror" : "clamp";
+      c.working = seed % 2 ? PixelFormat::kRgba32F : PixelFormat::kRgba16F;
+      const std::string path = n == longest ? "fused" : "two dispatches";
+      (axes[0] == 'h' ? c.horizontal_path : c.vertical_path) = path;
+      CheckAgainstStaircase(c, seed++);
+    }
+  }
+}
+
 // The fused path on random odd sizes (rows of several workgroups' lines,
 // strips of columns, partial strips at the edge), every border, both
 // working formats, one or both axes, radii from the exact kernel to far
