@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "passes/blur_variants/blur_variant.h"
+#include "tests/passes/variant_plan.h"
 #include "passes/blur_variants/fast.h"
 #include "passes/gaussian_weights.h"
 #include "passes/half_float.h"
@@ -47,19 +48,9 @@ BlurConfig Config(int radius, PixelFormat working, gpu::DeviceCaps caps) {
   return c;
 }
 
-struct Planned {
-  graph::PassPlan plan;
-  BlurPrepared prepared;
-};
+using Planned = plan_test::PlannedVariant;
 
-Planned PlanFast(const BlurConfig& config) {
-  Planned p;
-  const passes::BlurVariant* fast = passes::FindBlurVariant("fast");
-  EXPECT_NE(fast, nullptr);
-  const absl::Status status = fast->Plan(config, p.plan, p.prepared);
-  EXPECT_TRUE(status.ok()) << status;
-  return p;
-}
+Planned PlanFast(const BlurConfig& config) { return plan_test::PlanVariant("fast", config); }
 
 TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
   const Planned p = PlanFast(Config(64, PixelFormat::kRgba16F, MatrixCaps()));

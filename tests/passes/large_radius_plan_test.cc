@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "passes/blur_variants/blur_variant.h"
+#include "tests/passes/variant_plan.h"
 #include "passes/blur_variants/large_radius.h"
 #include "passes/shader_interface.h"
 
@@ -48,19 +49,9 @@ BlurConfig Config(uint32_t width, uint32_t height, int radius, gpu::DeviceCaps c
   return c;
 }
 
-struct Planned {
-  graph::PassPlan plan;
-  BlurPrepared prepared;
-};
+using Planned = plan_test::PlannedVariant;
 
-Planned Plan(const BlurConfig& config) {
-  Planned p;
-  const passes::BlurVariant* v = passes::FindBlurVariant("large_radius");
-  EXPECT_NE(v, nullptr);
-  const absl::Status status = v->Plan(config, p.plan, p.prepared);
-  EXPECT_TRUE(status.ok()) << status;
-  return p;
-}
+Planned Plan(const BlurConfig& config) { return plan_test::PlanVariant("large_radius", config); }
 
 bool Fused(const passes::StepKernel& k) { return k.details.starts_with("fused"); }
 
