@@ -7,16 +7,22 @@
 #include "absl/time/clock.h"
 #include "service/catalog.h"
 #include "service/log.h"
+#include "service/process_wire.h"
 #include "service/status_map.h"
 
 namespace rgfx::service {
 namespace {
 
+// A unary Process call: it owns the parsed request and the response the job
+// fills, both alive until gRPC is done with the call.
 class ProcessReactor final : public grpc::ServerUnaryReactor {
  public:
   void OnCancel() override { cancelled_.store(true); }
   void OnDone() override { delete this; }
   bool cancelled() const { return cancelled_.load(); }
+
+  v1::ProcessRequest request;
+  v1::ProcessResponse response;
 
  private:
   std::atomic<bool> cancelled_{false};
@@ -225,12 +231,25 @@ void PostProcessService::Submit(const v1::ProcessRequest& request, v1::ProcessRe
 }
 
 grpc::ServerUnaryReactor* PostProcessService::Process(grpc::CallbackServerContext* context,
-                                                      const v1::ProcessRequest* request,
-                                                      v1::ProcessResponse* response) {
+                                                      const grpc::ByteBuffer* request,
+                                                      grpc::ByteBuffer* response) {
   auto* reactor = new ProcessReactor();
+  if (absl::Status parsed = ParseProcessRequest(*request, reactor->request); !parsed.ok()) {
+    if (metrics_ != nullptr) {
+      metrics_->ObserveRequest("Process", ToGrpcStatus(parsed).error_code(), 0,
+                               request->Length(), 0);
+    }
+    reactor->Finish(ToGrpcStatus(parsed));
+    return reactor;
+  }
   Submit(
-      *request, *response, DeadlineOf(*context), [reactor] { return reactor->cancelled(); },
-      [reactor](const absl::Status& status) { reactor->Finish(ToGrpcStatus(status)); });
+      reactor->request, reactor->response, DeadlineOf(*context),
+      [reactor] { return reactor->cancelled(); },
+      [reactor, response](const absl::Status& status) {
+        // The metrics (Observed) have counted the response's size already.
+        if (status.ok()) *response = SerializeSharingImages(reactor->response);
+        reactor->Finish(ToGrpcStatus(status));
+      });
   return reactor;
 }
 

@@ -1,5 +1,7 @@
 // The rgfx.v1.PostProcess gRPC service: a `final` callback service whose
-// methods validate, hand the work to the scheduler and Finish once.
+// methods validate, hand the work to the scheduler and Finish once. Process
+// is registered raw (ByteBuffers; service/process_wire.h) so its responses'
+// images reach gRPC without a serialization copy.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -15,7 +17,8 @@
 
 namespace rgfx::service {
 
-class PostProcessService final : public v1::PostProcess::CallbackService {
+class PostProcessService final
+    : public v1::PostProcess::WithRawCallbackMethod_Process<v1::PostProcess::CallbackService> {
  public:
   // `max_stream_in_flight`: per ProcessStream, requests being processed or
   // answered but not yet written; none more is read from the stream until
@@ -24,8 +27,8 @@ class PostProcessService final : public v1::PostProcess::CallbackService {
                      int max_stream_in_flight = 4);
 
   grpc::ServerUnaryReactor* Process(grpc::CallbackServerContext* context,
-                                    const v1::ProcessRequest* request,
-                                    v1::ProcessResponse* response) override;
+                                    const grpc::ByteBuffer* request,
+                                    grpc::ByteBuffer* response) override;
   grpc::ServerBidiReactor<v1::ProcessRequest, v1::ProcessResponse>* ProcessStream(
       grpc::CallbackServerContext* context) override;
   grpc::ServerUnaryReactor* ListPasses(grpc::CallbackServerContext* context,
