@@ -3,7 +3,10 @@
 // cancellation and a full queue.
 #include <png.h>
 
+#include <grpcpp/generic/generic_stub.h>
+
 #include <atomic>
+#include <future>
 #include <thread>
 
 #include <gmock/gmock.h>
@@ -175,6 +178,26 @@ TEST_F(ServerTest, DeadlineExceeded) {
   v1::ProcessResponse response;
   grpc::Status status = Process(SlowRequest(), response, 0.02);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();
+  v1::ProcessResponse good;
+  EXPECT_TRUE(Process(RequestFromJson(kBlurGraph, SamplePng(8, 8)), good).ok());
+}
+
+// Bytes that are not a ProcessRequest at all (the service parses Process's
+// messages itself): INVALID_ARGUMENT naming the message type, and the server
+// goes on serving.
+TEST_F(ServerTest, UnparsableProcessRequestIsInvalidArgument) {
+  grpc::GenericStub stub(channel_);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  // Field 2 (inputs), length-delimited, claiming 100 bytes that never come.
+  const grpc::Slice garbage(std::string("\x12\x64\x01\x02", 4));
+  grpc::ByteBuffer request(&garbage, 1), response;
+  std::promise<grpc::Status> done;
+  stub.UnaryCall(&context, "/rgfx.v1.PostProcess/Process", grpc::StubOptions(), &request,
+                 &response, [&done](grpc::Status status) { done.set_value(status); });
+  const grpc::Status status = done.get_future().get();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("rgfx.v1.ProcessRequest"));
   v1::ProcessResponse good;
   EXPECT_TRUE(Process(RequestFromJson(kBlurGraph, SamplePng(8, 8)), good).ok());
 }
