@@ -7,6 +7,9 @@
 // products) and the RGBA16F working format, both axes run as products with
 // banded Toeplitz matrices instead (shaders/gaussian_blur_fast_tensor.comp);
 // every other device, format or radius takes the paths above.
+// Small radii blurred on both axes take neither: one dispatch does both in
+// shared memory (shaders/gaussian_blur_fast_2d.comp), reading and writing the
+// image once instead of twice.
 #include "passes/blur_variants/fast.h"
 
 #include <algorithm>
@@ -21,6 +24,8 @@
 #include "passes/pass_util.h"
 #include "kGaussianBlurFastF16.h"
 #include "kGaussianBlurFastF32.h"
+#include "kGaussianBlurFast2dF16.h"
+#include "kGaussianBlurFast2dF32.h"
 #include "kGaussianBlurFastTensorF16.h"
 
 namespace rgfx::passes {
@@ -39,8 +44,54 @@ struct MatrixShape {
   uint32_t warps;
   uint32_t tiles;
 };
-// StepKernel::shader: 0 (the default) runs the line paths, this the matrix path.
+// StepKernel::shader: 0 (the default) runs the line paths, these the others.
 constexpr int kShaderMatrix = 1;
+constexpr int kShaderBothAxes = 2;
+
+// Both axes in one dispatch up to this radius: beyond it the halo (2R rows
+// and columns around each tile) costs more than the second pass saves.
+constexpr int kBothAxesMaxRadius = 8;
+// Tiles tried for it, largest first (must match the shader: multiples of 8).
+struct Tile {
+  uint32_t width;
+  uint32_t height;
+};
+constexpr Tile kBothAxesTiles[] = {{64, 32}, {32, 32}, {32, 16}, {16, 16}};
+
+// The staged tile with its halo and the rows blurred from it, plus the weights.
+uint64_t BothAxesSharedBytes(Tile tile, uint32_t radius, uint32_t pixel_bytes) {
+  const uint64_t in_h = tile.height + 2 * radius;
+  return (in_h * (tile.width + 2 * radius) + in_h * tile.width) * pixel_bytes +
+         4 * (uint64_t{radius} + 1);
+}
+
+// The one-dispatch kernel for both axes, or nothing when the radius is
+// larger, the blur is along one axis only, or no tile fits the device.
+std::optional<StepKernel> PlanBothAxes(const BlurConfig& config, uint32_t pixel_bytes) {
+  if (config.axes != "both" || config.radius > kBothAxesMaxRadius) return std::nullopt;
+  const uint32_t radius = static_cast<uint32_t>(config.radius);
+  const graph::Extent e = config.extent;
+  for (const Tile tile : kBothAxesTiles) {
+    const uint32_t gx = DivideRoundingUp(e.width, tile.width);
+    const uint32_t gy = DivideRoundingUp(e.height, tile.height);
+    if (BothAxesSharedBytes(tile, radius, pixel_bytes) > config.caps.max_compute_shared_memory_bytes ||
+        config.caps.max_workgroup_invocations < 256 || gx > config.caps.max_workgroup_count[0] ||
+        gy > config.caps.max_workgroup_count[1]) {
+      continue;
+    }
+    StepKernel k;
+    k.layout = {e.width, e.height, e.width, 1, e.width, 1};
+    k.shader = kShaderBothAxes;
+    k.spec.values = {256, radius, tile.width, tile.height};
+    k.groups_x = gx;
+    k.groups_y = gy;
+    k.details = absl::StrCat("both axes in one dispatch: ", tile.width, "x", tile.height,
+                             " tiles staged with a halo of ", radius,
+                             " in shared memory, rows then columns blurred there");
+    return k;
+  }
+  return std::nullopt;
+}
 
 uint32_t MatrixTapBlocks(uint32_t radius) { return 1 + (2 * radius + 15) / 16; }
 
@@ -128,7 +179,9 @@ class FastBlur final : public BlurVariant {
            "shared memory too (radius <= 4079 with 32 KB): INVALID_ARGUMENT beyond. With matrix units "
            "(VK_NV_cooperative_matrix) and RGBA16F working: products with banded Toeplitz "
            "matrices, 16x16x16 fp16 with fp32 accumulation, weights split in two fp16 terms "
-           "(still exact), where the panel fits the shared memory";
+           "(still exact), where the panel fits the shared memory. Radii <= 8 on both axes: one "
+           "dispatch stages a tile with its halo in shared memory and blurs rows then columns "
+           "there (the image read and written once)";
   }
 
   absl::Status Plan(const BlurConfig& config, graph::PassPlan& plan,
@@ -143,6 +196,16 @@ class FastBlur final : public BlurVariant {
       std::string label;
       LineLayout layout;
     };
+    const uint32_t pixel_bytes = config.working == graph::PixelFormat::kRgba32F ? 16 : 8;
+    if (std::optional<StepKernel> both = PlanBothAxes(config, pixel_bytes)) {
+      plan.steps.push_back({"both axes", {StepResource::Input(0)}, {StepResource::Output(0)}});
+      prepared.steps.push_back(*both);
+      prepared.accuracy = {true,
+                           "exact (weights in double, fp32 accumulation, the horizontal result "
+                           "rounded to the working format as in two steps: float rounding only)",
+                           {}};
+      return absl::OkStatus();
+    }
     std::vector<Axis> axes;
     if (config.axes != "vertical") axes.push_back({"horizontal", {width, height, width, 1, width, 1}});
     if (config.axes != "horizontal") axes.push_back({"vertical", {height, width, 1, width, 1, width}});
@@ -163,7 +226,6 @@ class FastBlur final : public BlurVariant {
           " bytes of ", config.caps.name, "; radius <= ", (shared / 4 - 1) / 2 - 2 * kFastOutputs,
           " here, or use variant large_radius, tuned or exact"));
     }
-    const uint32_t pixel_bytes = config.working == graph::PixelFormat::kRgba32F ? 16 : 8;
     const uint32_t shared_pixels = static_cast<uint32_t>((shared - weight_bytes) / pixel_bytes);
     bool matrix = false;
     for (const Axis& a : axes) {
@@ -213,6 +275,15 @@ class FastBlur final : public BlurVariant {
     const LineLayout& l = k.layout;
     const FastPush push{l.n, l.lines, l.in_line_stride, l.in_pixel_stride,
                         prepared.config.border};
+    if (k.shader == kShaderBothAxes) {
+      // Must match the push_constant block of gaussian_blur_fast_2d.comp.
+      const uint32_t push[] = {l.n, l.lines, prepared.config.border};
+      const gpu::ShaderCode shader =
+          WorkingShader(ctx.working_format(), "gaussian_blur_fast_2d", kGaussianBlurFast2dF16,
+                        kGaussianBlurFast2dF32, 3, sizeof(push));
+      const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(0)};
+      return ctx.Dispatch(shader, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
+    }
     if (k.shader == kShaderMatrix) {
       const gpu::ShaderCode shader{"gaussian_blur_fast_tensor", kGaussianBlurFastTensorF16, 3,
                                    sizeof(FastPush)};

@@ -151,6 +151,32 @@ TEST_F(BlurVariantsTest, ExactVariantsMatchReferenceForEverySizeRadiusBorderAndF
   }
 }
 
+// fast's one-dispatch path for small radii on both axes: images of several
+// tiles and of less than one (lines of one pixel), every border, both
+// formats, radii up to its limit of 8.
+TEST_F(BlurVariantsTest, FastBothAxesInOneDispatchMatchesReference) {
+  const std::pair<int, int> sizes[] = {{97, 71}, {1, 130}, {130, 1}, {33, 17}};
+  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
+  uint32_t seed = 700;
+  for (auto [w, h] : sizes) {
+    for (int radius : {2, 3, 8}) {
+      for (int b = 0; b < 4; ++b) {
+        Case c{"fast", w, h, radius};
+        c.border = borders[b];
+        c.working = (b + radius) % 2 ? PixelFormat::kRgba32F : PixelFormat::kRgba16F;
+        CheckAgainstReference(c, seed++);
+      }
+    }
+  }
+  // It is the one-dispatch path that ran: a single step.
+  Case c{"fast", 97, 71, 8};
+  std::mt19937 rng(1);
+  auto run = testing::RunGraph(Graph(c), {Noise(c.width, c.height, rng)});
+  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_EQ(run->timings.passes[1].steps.size(), 1u);
+  EXPECT_EQ(run->timings.passes[1].steps[0].label, "both axes");
+}
+
 TEST_F(BlurVariantsTest, SingleAxisAndExplicitSigma) {
   for (const char* variant : kExactVariants) {
     for (const char* axes : {"horizontal", "vertical"}) {

@@ -80,7 +80,10 @@ TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
 TEST(FastMatrixPlan, ToeplitzBlocksHoldEveryWeightSplitInTwoHalves) {
   for (int radius : {0, 1, 7, 64, 100}) {
     SCOPED_TRACE(radius);
-    const Planned p = PlanFast(Config(radius, PixelFormat::kRgba16F, MatrixCaps()));
+    // One axis: radii this small on both axes take the one-dispatch path.
+    BlurConfig c = Config(radius, PixelFormat::kRgba16F, MatrixCaps());
+    c.axes = "horizontal";
+    const Planned p = PlanFast(c);
     ASSERT_EQ(p.plan.constants.size(), 2u);
     const std::vector<double> w = passes::GaussianWeights(radius, radius / 2.0);
     const int blocks = 1 + (2 * radius + 15) / 16;
@@ -148,6 +151,42 @@ TEST(FastMatrixPlan, LinePathsWithoutMatrixUnitsOrForRgba32F) {
     }
     EXPECT_EQ(p.plan.constants.size(), 1u);
   }
+}
+
+// Radii up to 8 on both axes: one step, one dispatch, the largest tile whose
+// staged halo and blurred rows fit the shared memory; beyond, or along one
+// axis, or where no tile fits, the two-step paths.
+TEST(FastBothAxesPlan, SmallRadiiTakeOneDispatchWhereATileFits) {
+  for (PixelFormat working : {PixelFormat::kRgba16F, PixelFormat::kRgba32F}) {
+    for (int radius : {0, 1, 5, 8}) {
+      SCOPED_TRACE(::testing::Message() << radius << " " << (working == PixelFormat::kRgba32F));
+      const Planned p = PlanFast(Config(radius, working, MatrixCaps()));
+      ASSERT_EQ(p.plan.steps.size(), 1u);
+      EXPECT_EQ(p.plan.steps[0].label, "both axes");
+      EXPECT_TRUE(p.plan.temp_extents.empty());
+      ASSERT_EQ(p.prepared.steps.size(), 1u);
+      const passes::StepKernel& k = p.prepared.steps[0];
+      EXPECT_THAT(k.details, testing::HasSubstr("both axes in one dispatch"));
+      const uint32_t tile_w = k.spec.values[2], tile_h = k.spec.values[3];
+      const uint64_t pixel = working == PixelFormat::kRgba32F ? 16 : 8;
+      const uint64_t in_h = tile_h + 2 * radius;
+      EXPECT_LE((in_h * (tile_w + 2 * radius) + in_h * tile_w) * pixel + 4 * (radius + 1),
+                48u << 10);
+      EXPECT_EQ(tile_w % 8, 0u);
+      EXPECT_EQ(tile_h % 8, 0u);
+      EXPECT_EQ(k.groups_x, (1920 + tile_w - 1) / tile_w);
+      EXPECT_EQ(k.groups_y, (1080 + tile_h - 1) / tile_h);
+      EXPECT_THAT(p.prepared.accuracy.summary, testing::HasSubstr("float rounding only"));
+    }
+  }
+  BlurConfig one_axis = Config(4, PixelFormat::kRgba16F, MatrixCaps());
+  one_axis.axes = "vertical";
+  EXPECT_EQ(PlanFast(one_axis).plan.steps.size(), 1u);
+  EXPECT_EQ(PlanFast(one_axis).plan.steps[0].label, "vertical");
+  EXPECT_EQ(PlanFast(Config(9, PixelFormat::kRgba16F, MatrixCaps())).plan.steps.size(), 2u);
+  gpu::DeviceCaps tiny = MatrixCaps();
+  tiny.max_compute_shared_memory_bytes = 4 << 10;
+  EXPECT_EQ(PlanFast(Config(8, PixelFormat::kRgba32F, tiny)).plan.steps.size(), 2u);
 }
 
 }  // namespace

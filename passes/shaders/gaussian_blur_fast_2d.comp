@@ -1,0 +1,98 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+// gaussian_blur "fast" for small radii, both axes in one dispatch: a
+// workgroup stages a tile of the image plus a halo of R pixels on every side
+// in shared memory (one coalesced read), blurs its rows there into a second
+// shared array (rounded to the working format, as the two-step paths round
+// their temporary), blurs that array's columns and writes the tile once. So
+// the image is read and written once for both axes, where two steps read
+// and write it twice; the halo's extra reads mostly hit the cache at small R.
+// Each invocation takes runs of kRun consecutive outputs along the axis it
+// blurs, so every staged pixel it reads feeds up to kRun multiply-adds.
+// Borders are resolved while staging; the rows of the halo are blurred like
+// any other, which is what the two-step paths compute for them.
+#include "shader_interface.h"
+#include "working_format.glsl"
+#include "border.glsl"
+
+layout(local_size_x = 256) in;
+layout(constant_id = 1) const int kRadius = 0;
+layout(constant_id = 2) const int kTileW = 32;  // multiples of kRun
+layout(constant_id = 3) const int kTileH = 32;
+
+layout(push_constant) uniform Push {
+  uint width;
+  uint height;
+  uint border;
+} pc;
+
+WORKING_BUFFER(0, readonly, src);
+WORKING_BUFFER(1, writeonly, dst);
+layout(std430, binding = 2) readonly buffer WeightsBlock { float weights[]; };  // [0..R]
+
+const int kRun = 8;
+const int kInW = kTileW + 2 * kRadius;
+const int kInH = kTileH + 2 * kRadius;
+shared WORKING_PIXEL staged[kInH * kInW];
+shared WORKING_PIXEL rows[kInH * kTileW];
+shared float w[kRadius + 1];
+
+#ifdef WORKING_F32
+vec4 Unpacked(vec4 p) { return p; }
+vec4 Packed(vec4 v) { return v; }
+#else
+vec4 Unpacked(uvec2 p) { return vec4(unpackHalf2x16(p.x), unpackHalf2x16(p.y)); }
+uvec2 Packed(vec4 v) { return uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw)); }
+#endif
+
+void main() {
+  const int lane = int(gl_LocalInvocationIndex);
+  const int x0 = int(gl_WorkGroupID.x) * kTileW, y0 = int(gl_WorkGroupID.y) * kTileH;
+  const int width = int(pc.width), height = int(pc.height);
+  for (int k = lane; k <= kRadius; k += 256) w[k] = weights[k];
+  for (int q = lane; q < kInW * kInH; q += 256) {
+    const int x = BorderIndex(x0 - kRadius + q % kInW, width, pc.border);
+    const int y = BorderIndex(y0 - kRadius + q / kInW, height, pc.border);
+    staged[q] = x >= 0 && y >= 0 ? src[uint(y) * pc.width + uint(x)] : Packed(vec4(0.0));
+  }
+  barrier();
+
+  // Rows: run (r, c0) is outputs c0 .. c0 + kRun − 1 of staged row r.
+  const int runs_per_row = kTileW / kRun;
+  for (int item = lane; item < kInH * runs_per_row; item += 256) {
+    const int r = item / runs_per_row, c0 = (item % runs_per_row) * kRun;
+    vec4 acc[kRun];
+    [[unroll]] for (int u = 0; u < kRun; ++u) acc[u] = vec4(0.0);
+    [[unroll]] for (int t = 0; t < kRun + 2 * kRadius; ++t) {
+      const vec4 p = Unpacked(staged[r * kInW + c0 + t]);
+      [[unroll]] for (int u = 0; u < kRun; ++u) {
+        const int tap = t - kRadius - u;
+        if (tap >= -kRadius && tap <= kRadius) acc[u] += w[abs(tap)] * p;
+      }
+    }
+    [[unroll]] for (int u = 0; u < kRun; ++u) rows[r * kTileW + c0 + u] = Packed(acc[u]);
+  }
+  barrier();
+
+  // Columns: run (c, r0) is outputs r0 .. r0 + kRun − 1 of column c;
+  // adjacent invocations take adjacent columns, so the stores coalesce.
+  const int runs_per_column = kTileH / kRun;
+  for (int item = lane; item < kTileW * runs_per_column; item += 256) {
+    const int c = item % kTileW, r0 = (item / kTileW) * kRun;
+    vec4 acc[kRun];
+    [[unroll]] for (int u = 0; u < kRun; ++u) acc[u] = vec4(0.0);
+    [[unroll]] for (int t = 0; t < kRun + 2 * kRadius; ++t) {
+      const vec4 p = Unpacked(rows[(r0 + t) * kTileW + c]);
+      [[unroll]] for (int u = 0; u < kRun; ++u) {
+        const int tap = t - kRadius - u;
+        if (tap >= -kRadius && tap <= kRadius) acc[u] += w[abs(tap)] * p;
+      }
+    }
+    const int x = x0 + c;
+    [[unroll]] for (int u = 0; u < kRun; ++u) {
+      const int y = y0 + r0 + u;
+      if (x < width && y < height) STORE_PIXEL(dst, uint(y) * pc.width + uint(x), acc[u]);
+    }
+  }
+}
