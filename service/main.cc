@@ -59,10 +59,11 @@ ABSL_FLAG(std::string, devices, "",
 ABSL_FLAG(bool, matrix_units, true,
           "use the GPU's matrix units (VK_NV_cooperative_matrix) where present: gaussian_blur "
           "variant fast in RGBA16F runs on them; false: every pass on the ordinary paths");
-ABSL_FLAG(bool, gpu_png_rows, true,
-          "PNG outputs: the GPU filters the scanlines (every row judged like the fast "
-          "encoder's adaptive filter) and the CPU only deflates them; needs 8-bit storage "
-          "buffers on the device; false: the CPU filters (judging every 16th row)");
+ABSL_FLAG(std::string, gpu_png_rows, "auto",
+          "PNG outputs: 'on': the GPU filters the scanlines (every row judged like the fast "
+          "encoder's adaptive filter) and the CPU only deflates them (needs 8-bit storage "
+          "buffers); 'off': the CPU filters (judging every 16th row); 'auto': on, except on a "
+          "CPU device such as lavapipe, where the shader runs on the same cores and is slower");
 ABSL_FLAG(std::string, working_format, "RGBA16F",
           "default internal precision: RGBA16F or RGBA32F (requests may override)");
 ABSL_FLAG(uint64_t, max_pixels, 64ull << 20, "most pixels (width*height) per image and resource");
@@ -163,7 +164,16 @@ int main(int argc, char** argv) {
   options.config.max_in_flight = absl::GetFlag(FLAGS_max_in_flight);
   options.config.max_batch = absl::GetFlag(FLAGS_max_batch);
   options.config.batch_delay = absl::Microseconds(absl::GetFlag(FLAGS_batch_delay_us));
-  options.config.gpu_png_rows = absl::GetFlag(FLAGS_gpu_png_rows);
+  const std::string png_rows = absl::GetFlag(FLAGS_gpu_png_rows);
+  if (png_rows == "auto") {
+    options.config.gpu_png_rows = rgfx::service::GpuPngRows::kAuto;
+  } else if (png_rows == "on") {
+    options.config.gpu_png_rows = rgfx::service::GpuPngRows::kOn;
+  } else if (png_rows == "off") {
+    options.config.gpu_png_rows = rgfx::service::GpuPngRows::kOff;
+  } else {
+    return Fail(absl::StrCat("--gpu_png_rows must be auto, on or off, not '", png_rows, "'"));
+  }
   options.engine.memory_idle_release = absl::Seconds(absl::GetFlag(FLAGS_memory_idle_release_s));
   options.engine.host_memory_budget = absl::GetFlag(FLAGS_host_memory_budget_mb) << 20;
   options.engine.gpu_memory_budget = absl::GetFlag(FLAGS_gpu_memory_budget_mb) << 20;

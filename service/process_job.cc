@@ -83,6 +83,11 @@ v1::ImageEncoding RawEncoding(graph::PixelFormat format) {
 
 }  // namespace
 
+bool GpuFiltersPngRows(GpuPngRows mode, const gpu::DeviceCaps& caps) {
+  if (mode == GpuPngRows::kOff || !caps.storage_int8) return false;
+  return mode == GpuPngRows::kOn || caps.type != "cpu";
+}
+
 std::string NewRequestId() {
   static std::atomic<uint64_t> counter{0};
   static const uint64_t start = static_cast<uint64_t>(absl::ToUnixMicros(absl::Now()));
@@ -116,7 +121,7 @@ absl::Status ProcessJob::Prepare() {
   absl::StatusOr<TranslatedRequest> translated = TranslateRequest(request_, config_.limits);
   if (!translated.ok()) return translated.status();
   translated_ = *std::move(translated);
-  const bool gpu_rows = config_.gpu_png_rows && engine_.caps().storage_int8 &&
+  const bool gpu_rows = GpuFiltersPngRows(config_.gpu_png_rows, engine_.caps()) &&
                         translated_.output.encoding == v1::IMAGE_ENCODING_PNG &&
                         EncodesFilteredRows(translated_.output.png);
   for (graph::OutputDesc& out : translated_.desc.outputs) {

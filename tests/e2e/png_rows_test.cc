@@ -1,8 +1,8 @@
-// PNG outputs from scanlines the GPU filtered (ServiceConfig::gpu_png_rows,
-// on by default; graph::OutputDesc::png_rows): the server's file must be the
-// one the CPU encoder writes from the raw pixels judging every row, byte for
-// byte, and a translucent output must fall back to an RGBA file of the same
-// pixels.
+// PNG outputs from scanlines the GPU filtered (ServiceConfig::gpu_png_rows:
+// on for GPUs, forced on for these suites; OutputDesc::png_rows): the
+// server's file must be the one the CPU encoder writes from the raw pixels
+// judging every row, byte for byte, and a translucent output must fall back
+// to an RGBA file of the same pixels.
 #include <png.h>
 
 #include <algorithm>

@@ -26,6 +26,9 @@ service::ServerOptions TestServerOptions() {
   options.engine.limits.max_pixels = 4 << 20;
   options.config.max_in_flight = 8;
   options.config.max_queued = 64;
+  // The GPU's PNG rows are off by default on lavapipe (a CPU device), but
+  // they are what a GPU serves: the end-to-end suites run them.
+  options.config.gpu_png_rows = service::GpuPngRows::kOn;
   return options;
 }
 
