@@ -17,9 +17,17 @@
 
 namespace rgfx::service {
 
-class PostProcessService final
-    : public v1::PostProcess::WithRawCallbackMethod_Process<v1::PostProcess::CallbackService> {
+// The generated callback service with Process raw. Built from the parts
+// rather than on CallbackService, whose typed Process the raw one would hide.
+using PostProcessServiceBase = v1::PostProcess::WithRawCallbackMethod_Process<
+    v1::PostProcess::WithCallbackMethod_ProcessStream<v1::PostProcess::WithCallbackMethod_ListPasses<
+        v1::PostProcess::WithCallbackMethod_GetDeviceInfo<v1::PostProcess::Service>>>>;
+
+class PostProcessService final : public PostProcessServiceBase {
  public:
+  // The synchronous Process the base disables (it aborts) stays an overload.
+  using PostProcessServiceBase::Process;
+
   // `max_stream_in_flight`: per ProcessStream, requests being processed or
   // answered but not yet written; none more is read from the stream until
   // one is written (a client that never reads holds at most this many).
