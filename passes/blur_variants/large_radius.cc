@@ -128,14 +128,18 @@ FusedGeometry ChooseFusedGeometry(uint32_t n, uint32_t lines, uint32_t shared_by
   // image has, as many as fit.
   uint32_t wanted = 1;
   while (wanted < 16 && wanted < lines && wanted * 2 <= threads) wanted *= 2;
+  const uint32_t rounded =
+      (n + kFusedCapacityStep - 1) / kFusedCapacityStep * kFusedCapacityStep;
   for (uint32_t l = wanted; l >= 1; l /= 2) {
-    if (FusedSharedBytes(n, l, threads) <= shared_bytes) {
+    for (const uint32_t capacity : {rounded, n}) {
+      if (FusedSharedBytes(capacity, l, threads) > shared_bytes) continue;
       g.threads = threads;
       g.lines_per_group = l;
+      g.capacity = capacity;
       const uint32_t segments = threads / l;
-      g.segment = (n + segments - 1) / segments;
+      g.segment = (capacity + segments - 1) / segments;
       if (g.segment % 2 == 0) ++g.segment;  // odd: neighbours scan in different banks
-      g.shared_bytes = static_cast<uint32_t>(FusedSharedBytes(n, l, threads));
+      g.shared_bytes = static_cast<uint32_t>(FusedSharedBytes(capacity, l, threads));
       return g;
     }
   }
@@ -266,7 +270,7 @@ class LargeRadiusBlur final : public BlurVariant {
       const bool rows = a.pixel_stride == 1;
       if (g.lines_per_group != 0) {
         k.shader = kShaderFused;
-        k.spec.values = {g.threads, g.lines_per_group, a.n, g.segment, rows ? 0u : 1u};
+        k.spec.values = {g.threads, g.lines_per_group, g.capacity, g.segment, rows ? 0u : 1u};
         k.groups_x = DivideRoundingUp(a.lines, g.lines_per_group);
         k.details = absl::StrCat("fused: one dispatch, ", g.lines_per_group,
                                  rows ? " rows" : " columns", " per workgroup of ", g.threads,

@@ -54,7 +54,14 @@ struct FusedGeometry {
   uint32_t lines_per_group = 0;  // power of two; 0: not fused
   uint32_t segment = 0;          // pixels each invocation scans (odd)
   uint32_t shared_bytes = 0;     // what the workgroup's shared memory takes
+  // Pixels per line the shared arrays hold: n rounded up to a multiple of
+  // kFusedCapacityStep where that fits, else n. A specialization constant,
+  // so lines of up to 64 lengths share one pipeline (the pipeline cache
+  // keeps every pipeline it makes: one per length would grow with every
+  // image size a client sends).
+  uint32_t capacity = 0;
 };
+constexpr uint32_t kFusedCapacityStep = 64;
 FusedGeometry ChooseFusedGeometry(uint32_t n, uint32_t lines, uint32_t shared_bytes,
                                   uint32_t max_invocations);
 

@@ -28,7 +28,9 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 0) const uint kThreads = 256;
 layout(constant_id = 1) const uint kLines = 1;    // power of two, ≤ kThreads
-layout(constant_id = 2) const uint kN = 1;        // pixels per line (= pc.n)
+// Pixels per line the shared arrays hold, >= pc.n (the planner rounds it up
+// so that lines of several lengths share a pipeline).
+layout(constant_id = 2) const uint kCapacity = 1;
 layout(constant_id = 3) const uint kSegment = 1;  // pixels per scanning invocation, odd
 layout(constant_id = 4) const uint kColumns = 0;  // 1: lines are columns
 
@@ -51,14 +53,14 @@ layout(std430, binding = 2) readonly buffer BoxesBlock { vec2 boxes[]; };
 const uint kSegments = kThreads / kLines;  // scanning invocations per line
 const uint kMaxBoxes = 8;                  // kLargeRadiusBoxes
 
-shared vec4 sums[kLines * (kN + 1)];
+shared vec4 sums[kLines * (kCapacity + 1)];
 shared vec4 totals[kThreads];
 shared vec4 line_mean[kLines];
 shared vec4 line_first[kLines];  // p(0) − m and p(n−1) − m, for clamp
 shared vec4 line_last[kLines];
 shared vec2 box_table[kMaxBoxes];
 
-uint Slot(uint line, uint j) { return kColumns != 0u ? j * kLines + line : line * (kN + 1u) + j; }
+uint Slot(uint line, uint j) { return kColumns != 0u ? j * kLines + line : line * (kCapacity + 1u) + j; }
 
 vec4 S(uint line, int j) { return sums[Slot(line, uint(j))]; }
 
@@ -66,7 +68,7 @@ int FloorDiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 // The sum of mean-free extended pixels lo..hi−1 (lo ≤ hi).
 vec4 Range(uint line, int lo, int hi) {
-  int n = int(kN);
+  int n = int(pc.n);
   if (lo >= 0 && hi <= n) return S(line, hi) - S(line, lo);
   if (pc.border == RGFX_BORDER_WRAP || pc.border == RGFX_BORDER_MIRROR) {
     bool mirror = pc.border == RGFX_BORDER_MIRROR;
@@ -94,8 +96,8 @@ void Locate(uint f, out uint line, out uint i) {
     line = f % kLines;
     i = f / kLines;
   } else {
-    line = f / kN;
-    i = f % kN;
+    line = f / pc.n;
+    i = f % pc.n;
   }
 }
 
@@ -104,7 +106,7 @@ void main() {
   uint first_line = gl_WorkGroupID.x * kLines;
   if (t < pc.boxes) box_table[t] = boxes[t];
   // 1. Load: pixel i of line c into slot i + 1; slot 0 is 0.
-  for (uint f = t; f < kLines * kN; f += kThreads) {
+  for (uint f = t; f < kLines * pc.n; f += kThreads) {
     uint line, i;
     Locate(f, line, i);
     uint global_line = first_line + line;
@@ -120,19 +122,19 @@ void main() {
   // 2. Segment totals, then each line's mean (tree reduction).
   uint line = kColumns != 0u ? t % kLines : t / kSegments;
   uint seg = kColumns != 0u ? t / kLines : t % kSegments;
-  uint begin = min(seg * kSegment, kN), end = min(begin + kSegment, kN);
+  uint begin = min(seg * kSegment, pc.n), end = min(begin + kSegment, pc.n);
   vec4 total = vec4(0.0);
   for (uint i = begin; i < end; ++i) total += sums[Slot(line, i + 1u)];
   uint at = line * kSegments + seg;
   totals[at] = total;
   if (seg == 0u) line_first[line] = sums[Slot(line, 1u)];
-  if (seg == 0u) line_last[line] = sums[Slot(line, kN)];
+  if (seg == 0u) line_last[line] = sums[Slot(line, pc.n)];
   barrier();
   for (uint half_ = kSegments / 2u; half_ > 0u; half_ >>= 1) {
     if (seg < half_) totals[at] += totals[at + half_];
     barrier();
   }
-  vec4 mean = totals[line * kSegments] / float(kN);
+  vec4 mean = totals[line * kSegments] / float(pc.n);
   barrier();  // everyone has read the total before it is overwritten
 
   // 3. Inclusive scan (Hillis–Steele) of the mean-free segment totals.
@@ -169,7 +171,7 @@ void main() {
   for (uint b = 0u; b < pc.boxes; ++b) full_weight += box_table[b].x * (2.0 * box_table[b].y + 1.0);
 
   // 5. Every output of the workgroup's lines, written in memory order.
-  for (uint f = t; f < kLines * kN; f += kThreads) {
+  for (uint f = t; f < kLines * pc.n; f += kThreads) {
     uint c, i;
     Locate(f, c, i);
     uint global_line = first_line + c;
@@ -182,7 +184,7 @@ void main() {
       int w = int(box.y);
       int lo = x - w, hi = x + w + 1;
       sum += box.x * Range(c, lo, hi);
-      if (pc.border == RGFX_BORDER_ZERO) weight += box.x * float(min(hi, int(kN)) - max(lo, 0));
+      if (pc.border == RGFX_BORDER_ZERO) weight += box.x * float(min(hi, int(pc.n)) - max(lo, 0));
     }
     STORE_PIXEL(dst, global_line * pc.line_stride + i * pc.pixel_stride,
                 sum + weight * line_mean[c]);

@@ -71,7 +71,7 @@ TEST(LargeRadiusPlan, FullHdOnAnH100FusesBothAxesWithoutTemporarySums) {
       const passes::StepKernel& v = p.prepared.steps[1];
       EXPECT_TRUE(Fused(h)) << h.details;
       EXPECT_TRUE(Fused(v)) << v.details;
-      // threads, lines per workgroup, n, segment, columns.
+      // threads, lines per workgroup, capacity (n rounded up to 64), segment, columns.
       ASSERT_EQ(h.spec.values.size(), 5u);
       EXPECT_EQ(h.spec.values[0], 256u);
       EXPECT_EQ(h.spec.values[1], 1u);  // a 1920-pixel row takes 30 KB
@@ -79,7 +79,7 @@ TEST(LargeRadiusPlan, FullHdOnAnH100FusesBothAxesWithoutTemporarySums) {
       EXPECT_EQ(h.spec.values[4], 0u);
       EXPECT_EQ(h.groups_x, 1080u);
       EXPECT_EQ(v.spec.values[1], 2u);  // two 1080-pixel columns: 34.6 KB
-      EXPECT_EQ(v.spec.values[2], 1080u);
+      EXPECT_EQ(v.spec.values[2], 1088u);
       EXPECT_EQ(v.spec.values[4], 1u);
       EXPECT_EQ(v.groups_x, 960u);
       EXPECT_THAT(p.prepared.accuracy.summary, HasSubstr("expected PSNR"));
@@ -147,12 +147,30 @@ TEST(LargeRadiusPlan, FusedGeometryCoversEveryPixelWithinTheSharedMemory) {
           EXPECT_EQ(g.lines_per_group & (g.lines_per_group - 1), 0u);
           EXPECT_LE(g.lines_per_group, 16u);
           EXPECT_EQ(g.segment % 2, 1u);
-          EXPECT_GE(uint64_t(g.segment) * (g.threads / g.lines_per_group), n);
+          EXPECT_GE(uint64_t(g.segment) * (g.threads / g.lines_per_group), g.capacity);
+          // The capacity holds the line; rounded up to 64 unless only n fits.
+          EXPECT_GE(g.capacity, n);
+          EXPECT_TRUE(g.capacity % passes::kFusedCapacityStep == 0 || g.capacity == n);
+          EXPECT_LT(g.capacity, n + passes::kFusedCapacityStep);
           // No more lines per workgroup than the image has (rounded up).
           EXPECT_LT(g.lines_per_group / 2, lines);
         }
       }
     }
+  }
+}
+
+// Images whose lines round up to the same capacity plan the same kernels
+// (the same pipelines), so a client sending many sizes does not make a
+// pipeline per size.
+TEST(LargeRadiusPlan, NearbySizesShareTheirPipelines) {
+  const Planned a = Plan(Config(1901, 1030, 64, H100Caps()));
+  const Planned b = Plan(Config(1920, 1088, 64, H100Caps()));
+  ASSERT_EQ(a.prepared.steps.size(), 2u);
+  ASSERT_EQ(b.prepared.steps.size(), 2u);
+  for (size_t axis = 0; axis < 2; ++axis) {
+    EXPECT_TRUE(Fused(a.prepared.steps[axis]));
+    EXPECT_EQ(a.prepared.steps[axis].spec.values, b.prepared.steps[axis].spec.values) << axis;
   }
 }
 
