@@ -97,11 +97,12 @@ std::string NewRequestId() {
 ProcessJob::ProcessJob(Engine& engine, const ServiceConfig& config,
                        const v1::ProcessRequest& request, v1::ProcessResponse& response,
                        absl::Time deadline, std::function<bool()> cancelled,
-                       std::function<void(const absl::Status&)> done)
+                       std::function<void(const absl::Status&)> done, ExternalImages* external)
     : engine_(engine),
       config_(config),
       request_(request),
       response_(response),
+      external_(external),
       deadline_(deadline),
       cancelled_(std::move(cancelled)),
       done_(std::move(done)),
@@ -118,7 +119,7 @@ absl::Status ProcessJob::CheckAlive() {
 
 absl::Status ProcessJob::Prepare() {
   absl::Time start = absl::Now();
-  absl::StatusOr<TranslatedRequest> translated = TranslateRequest(request_, config_.limits);
+  absl::StatusOr<TranslatedRequest> translated = TranslateRequest(request_, config_.limits, external_);
   if (!translated.ok()) return translated.status();
   translated_ = *std::move(translated);
   const bool gpu_rows = GpuFiltersPngRows(config_.gpu_png_rows, engine_.caps()) &&
@@ -358,6 +359,7 @@ std::vector<absl::Status> ProcessJob::RunGpuBatch(int worker, std::span<Job* con
 absl::Status ProcessJob::Finish() {
   const absl::Time start = absl::Now();
   const bool png = translated_.output.encoding == v1::IMAGE_ENCODING_PNG;
+  const bool hold = !png && external_ != nullptr && external_->hold_raw_outputs;
   response_.clear_outputs();
   for (size_t i = 0; i < translated_.desc.outputs.size(); ++i) {
     const graph::OutputDesc& out = translated_.desc.outputs[i];
@@ -378,6 +380,12 @@ absl::Status ProcessJob::Finish() {
       if (!encoded.ok()) return encoded.status();
       image.set_encoding(v1::IMAGE_ENCODING_PNG);
       *image.mutable_data() = *std::move(encoded);
+    } else if (hold) {
+      // Raw, left where the GPU downloaded it: gRPC sends it from there
+      // (service/process_wire.h), and the lease goes back once it has.
+      image.set_encoding(RawEncoding(out.format));
+      external_->held.emplace_back(
+          static_cast<int>(i), std::span<const std::byte>(pixels.mapped, pixels.size));
     } else {
       // Raw: the one copy from the download memory into the response.
       const absl::Time copy_start = absl::Now();
@@ -385,6 +393,9 @@ absl::Status ProcessJob::Finish() {
       image.mutable_data()->assign(reinterpret_cast<const char*>(pixels.mapped), pixels.size);
       download_ns_ += NanosSince(copy_start);
     }
+  }
+  if (hold && !external_->held.empty()) {
+    external_->owner = std::make_shared<gpu::StagingLease>(std::move(readback_));
   }
   readback_.Release();
   encode_ns_ = NanosSince(start) - download_ns_;

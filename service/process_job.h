@@ -12,6 +12,7 @@
 #include "absl/time/time.h"
 #include "rgfx/v1/post_process.pb.h"
 #include "service/engine.h"
+#include "service/external_images.h"
 #include "service/scheduler.h"
 #include "service/translate.h"
 
@@ -46,10 +47,12 @@ class ProcessJob final : public Job {
  public:
   // `request` and `response` outlive the job (the RPC owns them). `alive`
   // says whether the client still waits (not cancelled); `done` is called
-  // once with the outcome, after the response is filled.
+  // once with the outcome, after the response is filled. `external` (may be
+  // null; outlives the job too): image bytes kept outside the messages, read
+  // for the inputs and, with hold_raw_outputs, filled with the raw outputs.
   ProcessJob(Engine& engine, const ServiceConfig& config, const v1::ProcessRequest& request,
              v1::ProcessResponse& response, absl::Time deadline, std::function<bool()> cancelled,
-             std::function<void(const absl::Status&)> done);
+             std::function<void(const absl::Status&)> done, ExternalImages* external = nullptr);
 
   absl::Status CheckAlive() override;
   absl::Status Prepare() override;
@@ -67,6 +70,7 @@ class ProcessJob final : public Job {
   const ServiceConfig& config_;
   const v1::ProcessRequest& request_;
   v1::ProcessResponse& response_;
+  ExternalImages* const external_;
   const absl::Time deadline_;
   std::function<bool()> cancelled_;
   std::function<void(const absl::Status&)> done_;

@@ -21,7 +21,7 @@ class ProcessReactor final : public grpc::ServerUnaryReactor {
   void OnDone() override { delete this; }
   bool cancelled() const { return cancelled_.load(); }
 
-  v1::ProcessRequest request;
+  WireRequest request;  // raw inputs' bytes stay in its slices
   v1::ProcessResponse response;
 
  private:
@@ -166,15 +166,19 @@ class StreamReactor final : public grpc::ServerBidiReactor<v1::ProcessRequest, v
 std::function<void(const absl::Status&)> Observed(Metrics& metrics, std::string_view method,
                                                   const v1::ProcessRequest& request,
                                                   v1::ProcessResponse& response,
+                                                  const ExternalImages* external,
                                                   std::function<void(const absl::Status&)> done) {
-  return [&metrics, method = std::string(method), &response, start = absl::Now(),
-          bytes_in = request.ByteSizeLong(), done = std::move(done)](const absl::Status& status) {
+  const uint64_t bytes_in = external != nullptr && external->wire_bytes_in > 0
+                                ? external->wire_bytes_in
+                                : request.ByteSizeLong();
+  return [&metrics, method = std::string(method), &response, external, start = absl::Now(),
+          bytes_in, done = std::move(done)](const absl::Status& status) {
     if (response.stages().total_ns() > 0) metrics.ObserveResponse(response);
     // What goes back: the response on success; for a failure, nothing on a
     // unary call and the in-band error on a stream (StreamReactor::OnJobDone).
     uint64_t bytes_out = 0;
     if (status.ok()) {
-      bytes_out = response.ByteSizeLong();
+      bytes_out = WireSize(response, external);
     } else if (method == "ProcessStream") {
       v1::ProcessResponse error;
       error.set_id(response.id());
@@ -208,15 +212,17 @@ PostProcessService::PostProcessService(DeviceSet& devices, const ServiceConfig& 
 void PostProcessService::Submit(const v1::ProcessRequest& request, v1::ProcessResponse& response,
                                 absl::Time deadline, std::function<bool()> cancelled,
                                 std::function<void(const absl::Status&)> done,
-                                std::string_view method) {
-  if (metrics_ != nullptr) done = Observed(*metrics_, method, request, response, std::move(done));
+                                std::string_view method, ExternalImages* external) {
+  if (metrics_ != nullptr) {
+    done = Observed(*metrics_, method, request, response, external, std::move(done));
+  }
   // The least loaded healthy device first; a device whose queue is full
   // passes the request on to the next.
   const std::string id = request.id().empty() ? NewRequestId() : request.id();
   absl::Status s;
   for (int lane : devices_.Order()) {
     auto job = std::make_unique<ProcessJob>(devices_.engine(lane), config_, request, response,
-                                            deadline, cancelled, done);
+                                            deadline, cancelled, done, external);
     job->set_id(id);
     s = devices_.scheduler(lane).Submit(std::move(job));
     if (s.ok() || !absl::IsResourceExhausted(s)) break;
@@ -242,14 +248,20 @@ grpc::ServerUnaryReactor* PostProcessService::Process(grpc::CallbackServerContex
     reactor->Finish(ToGrpcStatus(parsed));
     return reactor;
   }
+  ExternalImages& external = reactor->request.external;
+  external.hold_raw_outputs = true;
+  external.wire_bytes_in = reactor->request.wire_bytes;
   Submit(
-      reactor->request, reactor->response, DeadlineOf(*context),
+      reactor->request.message, reactor->response, DeadlineOf(*context),
       [reactor] { return reactor->cancelled(); },
       [reactor, response](const absl::Status& status) {
         // The metrics (Observed) have counted the response's size already.
-        if (status.ok()) *response = SerializeSharingImages(reactor->response);
+        if (status.ok()) {
+          *response = SerializeSharingImages(reactor->response, &reactor->request.external);
+        }
         reactor->Finish(ToGrpcStatus(status));
-      });
+      },
+      "Process", &external);
   return reactor;
 }
 

@@ -60,7 +60,7 @@ class PostProcessService final : public PostProcessServiceBase {
   void Submit(const v1::ProcessRequest& request, v1::ProcessResponse& response,
               absl::Time deadline, std::function<bool()> cancelled,
               std::function<void(const absl::Status&)> done,
-              std::string_view method = "Process");
+              std::string_view method = "Process", ExternalImages* external = nullptr);
 
   // Where requests are counted (service/metrics.h); null: nowhere. Set
   // before the server starts; it outlives the service.

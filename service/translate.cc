@@ -65,14 +65,19 @@ absl::StatusOr<graph::AlphaMode> AlphaOf(v1::AlphaMode mode, const std::string& 
   }
 }
 
-absl::StatusOr<InputPlan> PlanInput(const v1::Image& image, const RequestLimits& limits,
-                                    graph::InputDesc& desc) {
+absl::StatusOr<InputPlan> PlanInput(const v1::Image& image, const SlicedBytes* external,
+                                    const RequestLimits& limits, graph::InputDesc& desc) {
   const std::string what = absl::StrCat("image '", image.name(), "'");
   InputPlan plan;
   plan.image = &image;
+  plan.external = external;
   desc.name = image.name();
   const auto data = std::as_bytes(std::span<const char>(image.data().data(), image.data().size()));
+  const uint64_t data_size = external != nullptr ? external->size : data.size();
   if (image.encoding() == v1::IMAGE_ENCODING_PNG) {
+    if (external != nullptr) {
+      return absl::InternalError(absl::StrCat(what, ": PNG bytes were left outside the message"));
+    }
     absl::StatusOr<PngInfo> info = ReadPngHeader(image.name(), data, limits.max_pixels);
     if (!info.ok()) return info.status();
     if ((image.width() != 0 && image.width() != info->width) ||
@@ -95,7 +100,7 @@ absl::StatusOr<InputPlan> PlanInput(const v1::Image& image, const RequestLimits&
           absl::StrCat(what, ": unknown encoding ", static_cast<int>(image.encoding())));
     }
     absl::StatusOr<uint64_t> bytes = CheckRawImage(image.name(), *format, image.width(),
-                                                   image.height(), data.size(), limits.max_pixels);
+                                                   image.height(), data_size, limits.max_pixels);
     if (!bytes.ok()) return bytes.status();
     plan.decoded_bytes = *bytes;
     desc.extent = {image.width(), image.height()};
@@ -284,7 +289,8 @@ absl::StatusOr<graph::PassDesc> TranslatePass(const v1::Pass& pass, int index) {
 }
 
 absl::StatusOr<TranslatedRequest> TranslateRequest(const v1::ProcessRequest& request,
-                                                   const RequestLimits& limits) {
+                                                   const RequestLimits& limits,
+                                                   const ExternalImages* external) {
   TranslatedRequest out;
   if (request.id().size() > kMaxNameLength) {
     return absl::InvalidArgumentError(absl::StrCat("id is ", request.id().size(),
@@ -312,7 +318,9 @@ absl::StatusOr<TranslatedRequest> TranslateRequest(const v1::ProcessRequest& req
           absl::StrCat("inputs[", i, "]: duplicate image name '", image.name(), "'"));
     }
     graph::InputDesc desc;
-    absl::StatusOr<InputPlan> plan = PlanInput(image, limits, desc);
+    absl::StatusOr<InputPlan> plan = PlanInput(
+        image, external != nullptr ? external->input(static_cast<size_t>(i)) : nullptr, limits,
+        desc);
     if (!plan.ok()) return plan.status();
     out.inputs.push_back(*plan);
     out.desc.inputs.push_back(desc);
@@ -348,10 +356,15 @@ absl::Status DecodeInput(const InputPlan& plan, std::span<std::byte> dst,
   const std::string& data = plan.image->data();
   const auto bytes = std::as_bytes(std::span<const char>(data.data(), data.size()));
   if (plan.png) return DecodePngInto(plan.image->name(), bytes, plan.png_info, dst, png_options);
-  if (dst.size() != bytes.size()) {
+  const uint64_t size = plan.external != nullptr ? plan.external->size : bytes.size();
+  if (dst.size() != size) {
     return absl::InternalError(absl::StrCat("image '", plan.image->name(), "': buffer size"));
   }
-  std::memcpy(dst.data(), bytes.data(), bytes.size());
+  if (plan.external != nullptr) {
+    plan.external->CopyTo(dst);  // from gRPC's receive slices: the one copy
+  } else {
+    std::memcpy(dst.data(), bytes.data(), bytes.size());
+  }
   return absl::OkStatus();
 }
 

@@ -19,6 +19,7 @@
 #include "google/protobuf/message.h"
 #include "graph/description.h"
 #include "rgfx/v1/post_process.pb.h"
+#include "service/external_images.h"
 #include "service/png_codec.h"
 
 namespace rgfx::service {
@@ -45,6 +46,9 @@ struct RequestLimits {
 // checked (raw), and nothing decoded yet.
 struct InputPlan {
   const v1::Image* image = nullptr;
+  // Set when the image's bytes are not in image->data() but in gRPC's
+  // receive slices (raw inputs of a unary Process call).
+  const SlicedBytes* external = nullptr;
   bool png = false;
   PngInfo png_info;          // when png
   uint64_t decoded_bytes = 0;  // client-format bytes the GPU upload reads
@@ -66,8 +70,10 @@ struct TranslatedRequest {
 // builds the graph description; the graph itself is validated by compiling.
 // Errors name the image, pass or field (InvalidArgument), or the limit
 // (ResourceExhausted).
+// `external`: where inputs' bytes are kept outside the message (may be null).
 absl::StatusOr<TranslatedRequest> TranslateRequest(const v1::ProcessRequest& request,
-                                                   const RequestLimits& limits);
+                                                   const RequestLimits& limits,
+                                                   const ExternalImages* external = nullptr);
 
 // Decodes input `plan` into `dst` (plan.decoded_bytes long): PNG decode, or
 // a copy of raw bytes.

@@ -1,15 +1,20 @@
 // Fuzz target proto_graph: what the server does with a request before any
 // GPU work: parse, translate (image headers, pass parameters by reflection)
 // and compile against lavapipe-like caps. Nothing here touches a GPU.
+#include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/stubs/logging.h"
+#include "google/protobuf/util/field_comparator.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gpu/caps.h"
 #include "graph/compile.h"
 #include "graph/registry.h"
 #include "passes/builtin_passes.h"
 #include "rgfx/v1/post_process.pb.h"
+#include "service/process_wire.h"
 #include "service/translate.h"
 #include "tests/fuzz/fuzz_targets.h"
 
@@ -66,6 +71,32 @@ void CheckCompiled(const graph::CompiledGraph& g, const service::RequestLimits& 
   FUZZ_CHECK(g.stats.steps == num_steps, "stats disagree with the steps");
 }
 
+// ParseProcessRequest on `data` in slices of a size the data picks: same
+// success as protobuf's parse, and then the same message.
+service::WireRequest CheckWireParse(const uint8_t* data, size_t size, bool protobuf_ok,
+                                    const v1::ProcessRequest& expected) {
+  const size_t piece = size == 0 ? 1 : 1 + data[size - 1] % 64 * (1 + size / 64);
+  std::vector<grpc::Slice> slices;
+  for (size_t at = 0; at < size; at += piece) {
+    slices.emplace_back(data + at, std::min(piece, size - at));
+  }
+  service::WireRequest wire;
+  const absl::Status status =
+      service::ParseProcessRequest(grpc::ByteBuffer(slices.data(), slices.size()), wire);
+  FUZZ_CHECK(status.ok() == protobuf_ok,
+             absl::StrCat("wire parse ", status.ToString(), " but protobuf ", protobuf_ok));
+  if (protobuf_ok) {
+    // Float parameters may be NaN: equal to themselves here.
+    google::protobuf::util::DefaultFieldComparator comparator;
+    comparator.set_treat_nan_as_equal(true);
+    google::protobuf::util::MessageDifferencer differencer;
+    differencer.set_field_comparator(&comparator);
+    FUZZ_CHECK(differencer.Compare(service::RejoinedRequest(wire), expected),
+               "the wire parse differs from protobuf's");
+  }
+  return wire;
+}
+
 }  // namespace
 
 int FuzzProtoGraph(const uint8_t* data, size_t size) {
@@ -77,10 +108,19 @@ int FuzzProtoGraph(const uint8_t* data, size_t size) {
   }();
   (void)quiet;
   v1::ProcessRequest request;
-  if (!request.ParseFromArray(data, static_cast<int>(size))) return 0;
+  const bool parsed = request.ParseFromArray(data, static_cast<int>(size));
+  // The server's own reader (raw images left in the slices) must agree with
+  // protobuf on every input, cut in slices as gRPC may hand them over.
+  const service::WireRequest wire = CheckWireParse(data, size, parsed, request);
+  if (!parsed) return 0;
   const service::RequestLimits limits;  // the server's defaults
   absl::StatusOr<service::TranslatedRequest> translated =
       service::TranslateRequest(request, limits);
+  const absl::StatusOr<service::TranslatedRequest> from_wire =
+      service::TranslateRequest(wire.message, limits, &wire.external);
+  FUZZ_CHECK(from_wire.status() == translated.status(),
+             absl::StrCat("translated from the wire: ", from_wire.status().ToString(),
+                          "; from protobuf: ", translated.status().ToString()));
   if (!translated.ok()) {
     FUZZ_CHECK(Expected(translated.status()), translated.status().ToString());
     return 0;
