@@ -147,6 +147,30 @@ TEST_F(ServerTest, RawInputsAndOutputs) {
   }
 }
 
+// A client may compress its messages; the server reads the decompressed
+// bytes (its own wire reader included) and answers uncompressed or not.
+TEST_F(ServerTest, GzipCompressedRawRequestsRoundTrip) {
+  v1::ProcessRequest request;
+  google::protobuf::util::JsonStringToMessage(kCopyGraph, request.mutable_graph());
+  v1::Image& image = *request.add_inputs();
+  image.set_name("image");
+  image.set_encoding(v1::IMAGE_ENCODING_RGBA8);
+  image.set_width(97);
+  image.set_height(61);
+  std::string data(97 * 61 * 4, '\0');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i % 7 == 0 ? i : 0);
+  image.set_data(data);
+  image.set_color_space(v1::COLOR_SPACE_LINEAR);
+  image.set_alpha_mode(v1::ALPHA_MODE_PREMULTIPLIED);
+  request.mutable_options()->set_working_format(v1::WORKING_FORMAT_RGBA32F);
+  grpc::ClientContext context;
+  context.set_compression_algorithm(GRPC_COMPRESS_GZIP);
+  v1::ProcessResponse response;
+  const grpc::Status status = NewStub()->Process(&context, request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_TRUE(response.outputs(0).data() == data);
+}
+
 class ExampleGraph : public ServerTest, public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(ExampleGraph, Runs) {
