@@ -35,7 +35,20 @@ class ProcessReactor final : public grpc::ServerUnaryReactor {
 // control rather than filling the server's queue, and a client that never
 // reads holds a bounded number of responses (not one per request it sent).
 // gRPC calls (StartRead/StartWrite/Finish) are made outside the mutex.
-class StreamReactor final : public grpc::ServerBidiReactor<v1::ProcessRequest, v1::ProcessResponse> {
+// The in-band answer of a stream to a request that failed.
+v1::ProcessResponse InBandError(const std::string& id, const absl::Status& status) {
+  v1::ProcessResponse error;
+  error.set_id(id);
+  error.mutable_error()->set_code(static_cast<int>(status.code()));
+  error.mutable_error()->set_message(std::string(status.message()));
+  return error;
+}
+
+// Raw like Process: messages are parsed and written by service/process_wire,
+// so raw images are copied once each way here too, and a message that is not
+// a ProcessRequest is answered in-band (INVALID_ARGUMENT) like any failed
+// request instead of ending the stream.
+class StreamReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
   StreamReactor(PostProcessService& service, grpc::CallbackServerContext& context)
       : service_(service),
@@ -53,7 +66,8 @@ class StreamReactor final : public grpc::ServerBidiReactor<v1::ProcessRequest, v
       reading_ = false;
       reads_done_ = true;
     } else {
-      auto* slot = new Slot{std::move(incoming_), {}};
+      auto* slot = new Slot;
+      const absl::Status parsed = ParseProcessRequest(incoming_, slot->request);
       incoming_.Clear();
       {
         absl::MutexLock lock(&mu_);
@@ -61,10 +75,19 @@ class StreamReactor final : public grpc::ServerBidiReactor<v1::ProcessRequest, v
         ++jobs_;
       }
       counters_.requests_held.fetch_add(1);
-      service_.Submit(
-          slot->request, slot->response, deadline_, [this] { return cancelled_.load(); },
-          [this, slot](const absl::Status& status) { OnJobDone(slot, status); },
-          "ProcessStream");
+      if (!parsed.ok()) {
+        service_.ObserveUnparsed("ProcessStream", parsed, slot->request.wire_bytes,
+                                 InBandError("", parsed).ByteSizeLong());
+        OnJobDone(slot, parsed);
+      } else {
+        ExternalImages& external = slot->request.external;
+        external.hold_raw_outputs = true;
+        external.wire_bytes_in = slot->request.wire_bytes;
+        service_.Submit(
+            slot->request.message, slot->response, deadline_, [this] { return cancelled_.load(); },
+            [this, slot](const absl::Status& status) { OnJobDone(slot, status); },
+            "ProcessStream", &external);
+      }
     }
     Step();
   }
@@ -90,19 +113,19 @@ class StreamReactor final : public grpc::ServerBidiReactor<v1::ProcessRequest, v
 
  private:
   struct Slot {
-    v1::ProcessRequest request;
+    WireRequest request;  // raw inputs' bytes stay in its slices
     v1::ProcessResponse response;
+    grpc::ByteBuffer wire;  // what is written
   };
 
   void OnJobDone(Slot* slot, const absl::Status& status) {
     std::unique_ptr<Slot> owned(slot);
-    if (!status.ok()) {
+    if (status.ok()) {
+      slot->wire = SerializeSharingImages(slot->response, &slot->request.external);
+    } else {
       // A failed request does not end the stream: it is answered in-band.
-      v1::ProcessResponse error;
-      error.set_id(slot->response.id());
-      error.mutable_error()->set_code(static_cast<int>(status.code()));
-      error.mutable_error()->set_message(std::string(status.message()));
-      slot->response = std::move(error);
+      v1::ProcessResponse error = InBandError(slot->response.id(), status);
+      slot->wire = SerializeSharingImages(error);
     }
     bool dropped = false;
     {
@@ -116,14 +139,14 @@ class StreamReactor final : public grpc::ServerBidiReactor<v1::ProcessRequest, v
   }
 
   void Step() {
-    const v1::ProcessResponse* write = nullptr;
+    const grpc::ByteBuffer* write = nullptr;
     bool read = false, finish = false;
     {
       absl::MutexLock lock(&mu_);
       if (finishing_) return;
       if (!writing_ && !writes_.empty()) {
         writing_ = true;
-        write = &writes_.front()->response;
+        write = &writes_.front()->wire;
       }
       const int held = jobs_ + static_cast<int>(writes_.size());
       if (!reading_ && !reads_done_ && !broken_ && held < window_) {
@@ -148,7 +171,7 @@ class StreamReactor final : public grpc::ServerBidiReactor<v1::ProcessRequest, v
   const int window_;
   const absl::Time deadline_;
   std::atomic<bool> cancelled_{false};
-  v1::ProcessRequest incoming_;  // one read at a time
+  grpc::ByteBuffer incoming_;  // one read at a time
   absl::Mutex mu_;
   bool reading_ ABSL_GUARDED_BY(mu_) = false;
   bool reads_done_ ABSL_GUARDED_BY(mu_) = false;
@@ -180,11 +203,7 @@ std::function<void(const absl::Status&)> Observed(Metrics& metrics, std::string_
     if (status.ok()) {
       bytes_out = WireSize(response, external);
     } else if (method == "ProcessStream") {
-      v1::ProcessResponse error;
-      error.set_id(response.id());
-      error.mutable_error()->set_code(static_cast<int>(status.code()));
-      error.mutable_error()->set_message(std::string(status.message()));
-      bytes_out = error.ByteSizeLong();
+      bytes_out = InBandError(response.id(), status).ByteSizeLong();
     }
     metrics.ObserveRequest(method, ToGrpcStatus(status).error_code(),
                            absl::ToDoubleSeconds(absl::Now() - start), bytes_in, bytes_out);
@@ -241,10 +260,7 @@ grpc::ServerUnaryReactor* PostProcessService::Process(grpc::CallbackServerContex
                                                       grpc::ByteBuffer* response) {
   auto* reactor = new ProcessReactor();
   if (absl::Status parsed = ParseProcessRequest(*request, reactor->request); !parsed.ok()) {
-    if (metrics_ != nullptr) {
-      metrics_->ObserveRequest("Process", ToGrpcStatus(parsed).error_code(), 0,
-                               request->Length(), 0);
-    }
+    ObserveUnparsed("Process", parsed, request->Length(), 0);
     reactor->Finish(ToGrpcStatus(parsed));
     return reactor;
   }
@@ -265,7 +281,14 @@ grpc::ServerUnaryReactor* PostProcessService::Process(grpc::CallbackServerContex
   return reactor;
 }
 
-grpc::ServerBidiReactor<v1::ProcessRequest, v1::ProcessResponse>* PostProcessService::ProcessStream(
+void PostProcessService::ObserveUnparsed(std::string_view method, const absl::Status& status,
+                                         uint64_t bytes_in, uint64_t bytes_out) {
+  if (metrics_ == nullptr) return;
+  metrics_->ObserveRequest(method, ToGrpcStatus(status).error_code(), 0, bytes_in,
+                           bytes_out);
+}
+
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* PostProcessService::ProcessStream(
     grpc::CallbackServerContext* context) {
   return new StreamReactor(*this, *context);
 }

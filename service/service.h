@@ -1,7 +1,8 @@
 // The rgfx.v1.PostProcess gRPC service: a `final` callback service whose
 // methods validate, hand the work to the scheduler and Finish once. Process
-// is registered raw (ByteBuffers; service/process_wire.h) so its responses'
-// images reach gRPC without a serialization copy.
+// and ProcessStream are registered raw (ByteBuffers; service/process_wire.h)
+// so raw images are copied once each way and responses' images reach gRPC
+// without a serialization copy.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -17,16 +18,18 @@
 
 namespace rgfx::service {
 
-// The generated callback service with Process raw. Built from the parts
-// rather than on CallbackService, whose typed Process the raw one would hide.
+// The generated callback service with Process and ProcessStream raw. Built
+// from the parts rather than on CallbackService, whose typed methods the raw
+// ones would hide.
 using PostProcessServiceBase = v1::PostProcess::WithRawCallbackMethod_Process<
-    v1::PostProcess::WithCallbackMethod_ProcessStream<v1::PostProcess::WithCallbackMethod_ListPasses<
+    v1::PostProcess::WithRawCallbackMethod_ProcessStream<v1::PostProcess::WithCallbackMethod_ListPasses<
         v1::PostProcess::WithCallbackMethod_GetDeviceInfo<v1::PostProcess::Service>>>>;
 
 class PostProcessService final : public PostProcessServiceBase {
  public:
-  // The synchronous Process the base disables (it aborts) stays an overload.
+  // The synchronous methods the base disables (they abort) stay overloads.
   using PostProcessServiceBase::Process;
+  using PostProcessServiceBase::ProcessStream;
 
   // `max_stream_in_flight`: per ProcessStream, requests being processed or
   // answered but not yet written; none more is read from the stream until
@@ -37,7 +40,7 @@ class PostProcessService final : public PostProcessServiceBase {
   grpc::ServerUnaryReactor* Process(grpc::CallbackServerContext* context,
                                     const grpc::ByteBuffer* request,
                                     grpc::ByteBuffer* response) override;
-  grpc::ServerBidiReactor<v1::ProcessRequest, v1::ProcessResponse>* ProcessStream(
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* ProcessStream(
       grpc::CallbackServerContext* context) override;
   grpc::ServerUnaryReactor* ListPasses(grpc::CallbackServerContext* context,
                                        const v1::ListPassesRequest* request,
@@ -61,6 +64,10 @@ class PostProcessService final : public PostProcessServiceBase {
               absl::Time deadline, std::function<bool()> cancelled,
               std::function<void(const absl::Status&)> done,
               std::string_view method = "Process", ExternalImages* external = nullptr);
+
+  // Counts a message that did not parse as a request (no job ran).
+  void ObserveUnparsed(std::string_view method, const absl::Status& status, uint64_t bytes_in,
+                       uint64_t bytes_out);
 
   // Where requests are counted (service/metrics.h); null: nowhere. Set
   // before the server starts; it outlives the service.

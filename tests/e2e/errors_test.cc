@@ -202,6 +202,73 @@ TEST_F(ServerTest, UnparsableProcessRequestIsInvalidArgument) {
   EXPECT_TRUE(Process(RequestFromJson(kBlurGraph, SamplePng(8, 8)), good).ok());
 }
 
+// The same on a stream: the garbage message is answered in-band with
+// INVALID_ARGUMENT and the stream goes on to answer the next request.
+TEST_F(ServerTest, UnparsableStreamMessageIsAnsweredInBand) {
+  grpc::GenericStub stub(channel_);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  grpc::CompletionQueue cq;
+  auto wait = [&cq](intptr_t tag) {
+    void* got = nullptr;
+    bool ok = false;
+    EXPECT_TRUE(cq.Next(&got, &ok));
+    EXPECT_EQ(reinterpret_cast<intptr_t>(got), tag);
+    return ok;
+  };
+  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call =
+      stub.PrepareCall(&context, "/rgfx.v1.PostProcess/ProcessStream", &cq);
+  call->StartCall(reinterpret_cast<void*>(1));
+  ASSERT_TRUE(wait(1));
+  const grpc::Slice garbage(std::string("\x12\x64\x01\x02", 4));
+  call->Write(grpc::ByteBuffer(&garbage, 1), reinterpret_cast<void*>(2));
+  ASSERT_TRUE(wait(2));
+  v1::ProcessRequest good = RequestFromJson(kBlurGraph, SamplePng(8, 8));
+  good.set_id("after-garbage");
+  const std::string good_bytes = good.SerializeAsString();
+  const grpc::Slice good_slice(good_bytes);
+  call->Write(grpc::ByteBuffer(&good_slice, 1), reinterpret_cast<void*>(3));
+  ASSERT_TRUE(wait(3));
+  call->WritesDone(reinterpret_cast<void*>(4));
+  ASSERT_TRUE(wait(4));
+  std::vector<v1::ProcessResponse> answers;
+  for (intptr_t tag = 5; tag < 7; ++tag) {
+    grpc::ByteBuffer bytes;
+    call->Read(&bytes, reinterpret_cast<void*>(tag));
+    ASSERT_TRUE(wait(tag));
+    std::vector<grpc::Slice> slices;
+    ASSERT_TRUE(bytes.Dump(&slices).ok());
+    std::string flat;
+    for (const grpc::Slice& s : slices) flat.append(reinterpret_cast<const char*>(s.begin()), s.size());
+    ASSERT_TRUE(answers.emplace_back().ParseFromString(flat));
+  }
+  grpc::Status status;
+  call->Finish(&status, reinterpret_cast<void*>(7));
+  ASSERT_TRUE(wait(7));
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  // Answers come as the requests finish: the error first here, since it
+  // needs no work, but find each by its content.
+  int errors = 0, outputs = 0;
+  for (const v1::ProcessResponse& a : answers) {
+    if (a.has_error()) {
+      ++errors;
+      EXPECT_EQ(a.error().code(), static_cast<int>(absl::StatusCode::kInvalidArgument));
+      EXPECT_THAT(a.error().message(), ::testing::HasSubstr("rgfx.v1.ProcessRequest"));
+    } else {
+      ++outputs;
+      EXPECT_EQ(a.id(), "after-garbage");
+      EXPECT_EQ(a.outputs_size(), 1);
+    }
+  }
+  EXPECT_EQ(errors, 1);
+  EXPECT_EQ(outputs, 1);
+  cq.Shutdown();
+  void* tag = nullptr;
+  bool ok = false;
+  while (cq.Next(&tag, &ok)) {
+  }
+}
+
 TEST_F(ServerTest, ClientCancellation) {
   grpc::ClientContext context;
   v1::ProcessResponse response;
