@@ -56,6 +56,9 @@ ABSL_FLAG(std::string, sweep_radii, "1,2,4,8,16,32,64,128,256,512,1024", "radii 
 ABSL_FLAG(std::string, sweep_sizes, "1920x1080", "WxH sizes of the sweep");
 ABSL_FLAG(std::string, sweep_formats, "rgba16f", "working formats of the sweep");
 ABSL_FLAG(int, sweep_runs, 7, "timed runs per sweep point (fewer once a point passes 20 ms)");
+ABSL_FLAG(int, sweep_warmup_ms, 200,
+          "sweep: untimed submissions before each point's timed runs, so every point is "
+          "measured at sustained clocks");
 ABSL_FLAG(std::string, csv, "", "sweep: also write the CSV here");
 ABSL_FLAG(double, fma_per_ns, 0,
           "the device's fp32 multiply-add rate for the arithmetic floor, in FMA per ns; 0: "
@@ -85,17 +88,28 @@ Stats Summarise(std::vector<uint64_t> ns) {
   return {at(0.5), at(0.1), at(0.9)};
 }
 
+// --rotate random images of `bytes` each, made once per size: a sweep visits
+// every radius and variant of a size in turn, and making 4 images of
+// 4096x4096 takes long enough for the GPU's clocks to fall meanwhile.
+const std::vector<std::vector<std::byte>>& RandomInputs(size_t bytes) {
+  static std::vector<std::vector<std::byte>> inputs;
+  const size_t count = std::max(1, absl::GetFlag(FLAGS_rotate));
+  if (inputs.size() == count && inputs[0].size() == bytes) return inputs;
+  std::mt19937 rng(1);
+  inputs.assign(count, std::vector<std::byte>(bytes));
+  for (auto& image : inputs) {
+    for (auto& b : image) b = std::byte(rng() & 0xff);
+  }
+  return inputs;
+}
+
 // Runs `desc` warmup+runs times on rotated random inputs; returns the GPU
 // nanoseconds of every step, keyed "pass/step", in execution order.
 std::vector<std::pair<std::string, std::vector<uint64_t>>> TimeGraph(
     const graph::GraphDesc& desc, const graph::CompiledGraph& compiled, graph::Executor& executor) {
-  std::mt19937 rng(1);
-  std::vector<std::vector<std::byte>> inputs(std::max(1, absl::GetFlag(FLAGS_rotate)));
   const auto& in = desc.inputs[0];
-  for (auto& image : inputs) {
-    image.resize(in.extent.pixels() * graph::BytesPerPixel(in.format));
-    for (auto& b : image) b = std::byte(rng() & 0xff);
-  }
+  const std::vector<std::vector<std::byte>>& inputs =
+      RandomInputs(in.extent.pixels() * graph::BytesPerPixel(in.format));
   std::vector<std::pair<std::string, std::vector<uint64_t>>> rows;
   const auto warm_until =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(absl::GetFlag(FLAGS_warmup_ms));
@@ -149,6 +163,9 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
   graph::CompileLimits limits;
   limits.max_pixels = 1ull << 30;
   const int base_runs = absl::GetFlag(FLAGS_sweep_runs);
+  const int start_warmup_ms = std::max(absl::GetFlag(FLAGS_warmup_ms), absl::GetFlag(FLAGS_sweep_warmup_ms));
+  const int point_warmup_ms = absl::GetFlag(FLAGS_sweep_warmup_ms);
+  bool first_point = true;
   for (const std::string& format : Split(absl::GetFlag(FLAGS_sweep_formats))) {
     const auto working = graph::ParsePixelFormat(format);
     if (!working || !graph::IsWorkingFormat(*working)) Fail(absl::InvalidArgumentError(format));
@@ -196,14 +213,27 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
           for (const auto& [name, ns] : TimeGraph(desc, **compiled, executor)) probe += ns[0];
           absl::SetFlag(&FLAGS_runs, probe > 20e6 ? 2 : base_runs);
           absl::SetFlag(&FLAGS_warmup, probe > 20e6 ? 0 : 1);
-          // Sustained clocks: 20 repetitions per submission (fewer when slow).
+          // Sustained clocks: 20 repetitions per submission (fewer when slow),
+          // after warm-up submissions for --sweep_warmup_ms (the first point
+          // also for --warmup_ms): between points the GPU idles while the
+          // host compiles, and an idle H100 falls to 345 MHz. Without this
+          // the first minute of a sweep measured 3-5x slow (2026-11-23/24).
           absl::SetFlag(&FLAGS_repeats, caps.type == "cpu" ? 1 : probe > 5e6 ? 3 : 20);
+          absl::SetFlag(&FLAGS_warmup_ms, caps.type == "cpu" ? 0 : first_point ? start_warmup_ms
+                                                                                : point_warmup_ms);
+          first_point = false;
+          // H and V where the plan has those steps; the total is every step
+          // of the blur (`fast` at r <= 8 does both axes in one dispatch,
+          // large_radius's two-dispatch path has several per axis).
           double hv[2] = {0, 0};
+          double total = 0;
           for (const auto& [name, ns] : TimeGraph(desc, **compiled, executor)) {
-            if (name == "blur/horizontal") hv[0] = Summarise(ns).median_us;
-            if (name == "blur/vertical") hv[1] = Summarise(ns).median_us;
+            if (name.rfind("blur/", 0) != 0) continue;
+            const double us = Summarise(ns).median_us;
+            total += us;
+            if (name == "blur/horizontal") hv[0] = us;
+            if (name == "blur/vertical") hv[1] = us;
           }
-          const double total = hv[0] + hv[1];
           const double copy_floor = 2 * (2.0 * w * h * bpp) / bandwidth / 1000.0;
           const double fp32_floor =
               2.0 * w * h * 4 * (2 * radius + 1) / fma_per_ns / 1000.0;
