@@ -13,14 +13,22 @@ so every error is measured on the interior (64 px in from each side), where
 the border rule cannot matter.
 
 GPU peers are timed with CUDA events around each call (median after warm-up
-calls); OpenCV on the CPU with perf_counter. Usage:
+calls); OpenCV on the CPU with perf_counter. rgfx is checked against the
+same reference: --save_png writes the photo for `rgfx process`, and each
+--rgfx LABEL=FILE[=US] reads an output it returned as raw RGBA32F
+(`--output_encoding RGBA32F`) and prints its errors, beside the GPU µs of
+the blur that rgfx-gpu-bench measured in the same call (scripts/gpu/peers
+does all of it). Usage:
   python3 bench/peers.py [--runs 20] [--radius 64] [--width 1920 --height 1080]
+                         [--save_png PHOTO.png] [--rgfx LABEL=OUT.f32[=US] ...]
 """
 import argparse
 import math
 import statistics
+import struct
 import sys
 import time
+import zlib
 
 import numpy as np
 
@@ -41,6 +49,21 @@ def photo(width, height, seed=1):
     img[..., :3] += rng.normal(0, 0.02, (height, width, 3))
     img[..., 3] = 1.0
     return np.round(np.clip(img, 0, 1) * 255) / 255  # an 8-bit photograph
+
+
+def save_png(path, img):
+    """The 8-bit RGBA photo as a PNG (filter None, zlib): what rgfx decodes."""
+    u8 = np.round(img * 255).astype(np.uint8)
+    h, w = u8.shape[:2]
+    rows = np.concatenate([np.zeros((h, 1), np.uint8), u8.reshape(h, w * 4)], axis=1)
+
+    def chunk(kind, data):
+        return (struct.pack(">I", len(data)) + kind + data +
+                struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0)) +
+                chunk(b"IDAT", zlib.compress(rows.tobytes(), 6)) + chunk(b"IEND", b""))
 
 
 def weights(radius, sigma):
@@ -105,11 +128,22 @@ def main():
     ap.add_argument("--height", type=int, default=1080)
     ap.add_argument("--radius", type=int, default=64)
     ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--save_png", help="write the photo here as an 8-bit RGBA PNG and stop")
+    ap.add_argument("--rgfx", action="append", default=[],
+                    help="LABEL=FILE[=US]: an rgfx output (raw RGBA32F) to check; US its GPU time")
     args = ap.parse_args()
     r, sigma = args.radius, args.radius / 2.0
     img = photo(args.width, args.height)
+    if args.save_png:
+        save_png(args.save_png, img)
+        return
     ref = reference(img, r, sigma)
     print("peer,device,median_ms,p10_ms,p90_ms,max_abs_err_8bit_steps,psnr_db")
+    for spec in args.rgfx:
+        label, path, *us = spec.split("=")
+        got = np.fromfile(path, dtype=np.float32).reshape(args.height, args.width, 4)
+        ms = float(us[0]) / 1000 if us and us[0] else float("nan")
+        row(f"rgfx {label}", "vulkan", [ms], errors(got, ref, r))
     w32 = weights(r, sigma).astype(np.float32)
 
     try:

@@ -99,6 +99,9 @@ ABSL_FLAG(absl::Duration, give_up, absl::Seconds(3),
           "load: stop when calls fail UNAVAILABLE and none succeeded for this long");
 ABSL_FLAG(std::string, input_encoding, "",
           "PNG (default) or RGBA8: send inputs as raw RGBA8 pixels decoded on the client");
+ABSL_FLAG(std::string, input_color_space, "",
+          "SRGB or LINEAR: what the inputs' values are (default: the server's, sRGB for PNG and "
+          "8-bit; LINEAR blurs the values as they are, as most libraries do)");
 ABSL_FLAG(int, gpu_repeats, 20,
           "bench: GPU repetitions per request (medians at sustained clocks; 1 = cold single runs)");
 
@@ -235,8 +238,16 @@ absl::StatusOr<v1::ProcessRequest> BuildRequest(const std::vector<std::string>& 
   v1::ProcessRequest request;
   *request.mutable_graph() = *graph;
   const std::vector<std::string> external = client::ExternalInputs(*graph);
+  v1::ColorSpace color_space = v1::COLOR_SPACE_UNSPECIFIED;
+  if (const std::string c = absl::AsciiStrToUpper(absl::GetFlag(FLAGS_input_color_space)); !c.empty()) {
+    if (!v1::ColorSpace_Parse(absl::StrCat("COLOR_SPACE_", c), &color_space) ||
+        color_space == v1::COLOR_SPACE_UNSPECIFIED) {
+      return absl::InvalidArgumentError(absl::StrCat("--input_color_space ", c, ": SRGB or LINEAR"));
+    }
+  }
   for (const std::string& arg : files) {
     v1::Image& image = *request.add_inputs();
+    image.set_color_space(color_space);
     std::string path = arg;
     const size_t eq = arg.find('=');
     if (eq != std::string::npos) {
