@@ -32,13 +32,12 @@ struct SlicedBytes {
 struct ExternalImages {
   // Per input: when set, inputs(i).data() is empty and these are its bytes.
   std::vector<std::optional<SlicedBytes>> inputs;
-  // When true, the job leaves raw outputs where the GPU downloaded them:
+  // The job leaves raw outputs where the GPU downloaded them:
   // outputs(i).data() stays empty and `held` has (i, bytes), alive as long as
   // `owner` is.
-  bool hold_raw_outputs = false;
   std::vector<std::pair<int, std::span<const std::byte>>> held;
   std::shared_ptr<void> owner;
-  // The request's size on the wire, for the metrics (0: the message's size).
+  // The request's size on the wire, for the metrics.
   uint64_t wire_bytes_in = 0;
 
   const SlicedBytes* input(size_t i) const {

@@ -359,7 +359,7 @@ std::vector<absl::Status> ProcessJob::RunGpuBatch(int worker, std::span<Job* con
 absl::Status ProcessJob::Finish() {
   const absl::Time start = absl::Now();
   const bool png = translated_.output.encoding == v1::IMAGE_ENCODING_PNG;
-  const bool hold = !png && external_ != nullptr && external_->hold_raw_outputs;
+  const bool hold = !png && external_ != nullptr;
   response_.clear_outputs();
   for (size_t i = 0; i < translated_.desc.outputs.size(); ++i) {
     const graph::OutputDesc& out = translated_.desc.outputs[i];

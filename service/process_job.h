@@ -49,7 +49,7 @@ class ProcessJob final : public Job {
   // says whether the client still waits (not cancelled); `done` is called
   // once with the outcome, after the response is filled. `external` (may be
   // null; outlives the job too): image bytes kept outside the messages, read
-  // for the inputs and, with hold_raw_outputs, filled with the raw outputs.
+  // for the inputs and filled with the raw outputs.
   ProcessJob(Engine& engine, const ServiceConfig& config, const v1::ProcessRequest& request,
              v1::ProcessResponse& response, absl::Time deadline, std::function<bool()> cancelled,
              std::function<void(const absl::Status&)> done, ExternalImages* external = nullptr);

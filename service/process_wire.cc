@@ -222,7 +222,7 @@ absl::Status ParseProcessRequest(const grpc::ByteBuffer& bytes, WireRequest& req
   request.message.Clear();
   request.external = {};
   request.slices.clear();
-  request.wire_bytes = bytes.Length();
+  request.external.wire_bytes_in = bytes.Length();
   std::vector<grpc::Slice> slices;
   if (bytes.Dump(&slices).ok() && ReadRequest(slices, request)) {
     request.slices = std::move(slices);

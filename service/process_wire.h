@@ -28,10 +28,10 @@ struct WireRequest {
   ExternalImages external;
   // What external.inputs' pieces point into.
   std::vector<grpc::Slice> slices;
-  uint64_t wire_bytes = 0;
 };
 
-// Parses a Process request. The data of inputs whose encoding is not PNG is
+// Parses a Process request (external.wire_bytes_in = its size, whether or
+// not it parses). The data of inputs whose encoding is not PNG is
 // left in the buffer's slices (external.inputs); PNG data is put in the
 // message (the decoder reads it whole). Anything the fast reader does not
 // expect (groups, field 0, a truncated field) is parsed by protobuf as a

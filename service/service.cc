@@ -76,17 +76,14 @@ class StreamReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grp
       }
       counters_.requests_held.fetch_add(1);
       if (!parsed.ok()) {
-        service_.ObserveUnparsed("ProcessStream", parsed, slot->request.wire_bytes,
+        service_.ObserveUnparsed("ProcessStream", parsed, slot->request.external.wire_bytes_in,
                                  InBandError("", parsed).ByteSizeLong());
         OnJobDone(slot, parsed);
       } else {
-        ExternalImages& external = slot->request.external;
-        external.hold_raw_outputs = true;
-        external.wire_bytes_in = slot->request.wire_bytes;
         service_.Submit(
             slot->request.message, slot->response, deadline_, [this] { return cancelled_.load(); },
             [this, slot](const absl::Status& status) { OnJobDone(slot, status); },
-            "ProcessStream", &external);
+            "ProcessStream", &slot->request.external);
       }
     }
     Step();
@@ -191,9 +188,7 @@ std::function<void(const absl::Status&)> Observed(Metrics& metrics, std::string_
                                                   v1::ProcessResponse& response,
                                                   const ExternalImages* external,
                                                   std::function<void(const absl::Status&)> done) {
-  const uint64_t bytes_in = external != nullptr && external->wire_bytes_in > 0
-                                ? external->wire_bytes_in
-                                : request.ByteSizeLong();
+  const uint64_t bytes_in = external != nullptr ? external->wire_bytes_in : request.ByteSizeLong();
   return [&metrics, method = std::string(method), &response, external, start = absl::Now(),
           bytes_in, done = std::move(done)](const absl::Status& status) {
     if (response.stages().total_ns() > 0) metrics.ObserveResponse(response);
@@ -264,9 +259,6 @@ grpc::ServerUnaryReactor* PostProcessService::Process(grpc::CallbackServerContex
     reactor->Finish(ToGrpcStatus(parsed));
     return reactor;
   }
-  ExternalImages& external = reactor->request.external;
-  external.hold_raw_outputs = true;
-  external.wire_bytes_in = reactor->request.wire_bytes;
   Submit(
       reactor->request.message, reactor->response, DeadlineOf(*context),
       [reactor] { return reactor->cancelled(); },
@@ -277,7 +269,7 @@ grpc::ServerUnaryReactor* PostProcessService::Process(grpc::CallbackServerContex
         }
         reactor->Finish(ToGrpcStatus(status));
       },
-      "Process", &external);
+      "Process", &reactor->request.external);
   return reactor;
 }
 

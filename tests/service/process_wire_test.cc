@@ -154,7 +154,7 @@ TEST(ProcessWire, RequestsParseAsProtobufWouldWithRawDataLeftInTheSlices) {
     const grpc::ByteBuffer buffer = Sliced(bytes, 1 + rng() % 700, rng);
     WireRequest wire;
     ASSERT_TRUE(ParseProcessRequest(buffer, wire).ok()) << round;
-    EXPECT_EQ(wire.wire_bytes, bytes.size());
+    EXPECT_EQ(wire.external.wire_bytes_in, bytes.size());
     std::string diff;
     google::protobuf::util::MessageDifferencer differencer;
     differencer.ReportDifferencesToString(&diff);
