@@ -7,6 +7,7 @@
 #include "gpu/vk_status.h"
 #include "passes/builtin_passes.h"
 #include "service/log.h"
+#include "service/thread_name.h"
 
 namespace rgfx::service {
 
@@ -30,6 +31,7 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& opti
   if (options.memory_idle_release > absl::ZeroDuration()) {
     Engine* self = engine.get();
     engine->trimmer_ = std::thread([self] {
+      NameThisThread("rgfx-trim");
       const absl::Duration idle = self->options_.memory_idle_release;
       const absl::Duration period =
           std::clamp(idle / 4, absl::Milliseconds(50), absl::Seconds(10));

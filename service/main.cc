@@ -94,6 +94,9 @@ ABSL_FLAG(int, memory_idle_release_s, 60,
 ABSL_FLAG(int, malloc_arenas, 2,
           "most glibc malloc arenas (0: glibc's default of 8 per core, whose resident memory "
           "creeps up under sustained load; see docs/RELIABILITY.md)");
+ABSL_FLAG(int, png_encode_threads, 0,
+          "threads one PNG encode is split over; 0 = by load (the cores shared among the "
+          "encodes in progress, 1 to 8)");
 ABSL_FLAG(int, cpu_threads, 0, "decode/encode threads; 0 = one per core");
 ABSL_FLAG(bool, validation, false, "Vulkan validation layer (with synchronization validation)");
 ABSL_FLAG(std::string, log_format, "text", "text or json (one object per line)");
@@ -164,6 +167,10 @@ int main(int argc, char** argv) {
   options.config.max_in_flight = absl::GetFlag(FLAGS_max_in_flight);
   options.config.max_batch = absl::GetFlag(FLAGS_max_batch);
   options.config.batch_delay = absl::Microseconds(absl::GetFlag(FLAGS_batch_delay_us));
+  options.config.png_encode_threads = absl::GetFlag(FLAGS_png_encode_threads);
+  if (options.config.png_encode_threads < 0) {
+    return Fail("--png_encode_threads must be 0 (by load) or more");
+  }
   const std::string png_rows = absl::GetFlag(FLAGS_gpu_png_rows);
   if (png_rows == "auto") {
     options.config.gpu_png_rows = rgfx::service::GpuPngRows::kAuto;

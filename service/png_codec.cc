@@ -360,8 +360,13 @@ bool WriteImage(png_structp png, png_infop info, uint32_t width, uint32_t height
 
 }  // namespace
 
-bool PipelineDecode(int concurrent_decodes, unsigned hardware_threads) {
-  return concurrent_decodes >= 1 && 2u * static_cast<unsigned>(concurrent_decodes) <= hardware_threads;
+bool PipelineDecode(int concurrent_stages, unsigned hardware_threads) {
+  return concurrent_stages >= 1 && 2u * static_cast<unsigned>(concurrent_stages) <= hardware_threads;
+}
+
+int EncodeThreadsByLoad(int concurrent_stages, unsigned hardware_threads) {
+  const unsigned share = hardware_threads / static_cast<unsigned>(std::max(1, concurrent_stages));
+  return static_cast<int>(std::clamp(share, 1u, 8u));
 }
 
 namespace {

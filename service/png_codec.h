@@ -57,11 +57,18 @@ struct PngDecodeOptions {
   bool pipelined = false;
 };
 
-// Whether a decode should be pipelined when `concurrent_decodes` (counting
-// itself) run at once on `hardware_threads`: while at most half the cores
-// are decoding, the helper thread finds an idle one; beyond that it would
-// only take CPU from other requests.
-bool PipelineDecode(int concurrent_decodes, unsigned hardware_threads);
+// Whether a decode should be pipelined when `concurrent_stages` decodes and
+// encodes (counting itself) run at once on `hardware_threads`: while at most
+// half the cores are taken, the helper thread finds an idle one; beyond
+// that it would only take CPU from other requests.
+bool PipelineDecode(int concurrent_stages, unsigned hardware_threads);
+
+// Threads for one PNG encode when `concurrent_stages` decodes and encodes
+// (counting itself) run at once on `hardware_threads`: the cores shared out among them, at
+// least 1 and at most 8 (more pieces gain little on a 1080p image and cost
+// size). Under full load every encode gets one thread: splitting then only
+// adds threads that wait for each other.
+int EncodeThreadsByLoad(int concurrent_stages, unsigned hardware_threads);
 
 // Decodes all of `png` (described by `info`, from ReadPngHeader on the same
 // bytes) into `dst`, which must be exactly info.decoded_bytes long: tightly

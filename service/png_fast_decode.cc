@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "service/png_filters.h"
+#include "service/thread_name.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <tmmintrin.h>
@@ -407,7 +408,10 @@ absl::Status DecodePngFast(const std::string& image_name, const PngChunks& chunk
   };
   std::thread producer;
   try {
-    producer = std::thread(produce);
+    producer = std::thread([&] {
+      NameThisThread("rgfx-inflate");
+      produce();
+    });
   } catch (const std::system_error&) {
     return sequential();  // no thread to be had (limits): nothing started yet
   }

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "service/png_chunks.h"
 #include "service/png_filters.h"
+#include "service/thread_name.h"
 
 namespace rgfx::service {
 namespace {
@@ -223,7 +224,10 @@ absl::StatusOr<std::string> EncodeImage(const Image& image, const FastEncodePara
     std::vector<uint32_t> on_this_thread = {0};
     for (uint32_t i = 1; i < piece_count; ++i) {
       try {
-        workers.emplace_back([&, i] { CompressPiece(image, params, pieces[i]); });
+        workers.emplace_back([&, i] {
+          NameThisThread("rgfx-deflate");
+          CompressPiece(image, params, pieces[i]);
+        });
       } catch (const std::system_error&) {
         on_this_thread.push_back(i);  // no thread to be had (limits): do it here
       }

@@ -41,6 +41,25 @@ graph::ConsumeOutputFn ConsumeFloats(std::vector<std::vector<float>>& values) {
   };
 }
 
+// Decodes and encodes (and raw copies) in progress in this process: the
+// cores are shared among them. A decode takes a second thread
+// (PipelineDecode) and an encode several (EncodeThreadsByLoad) only while
+// there are cores to spare; under full load both run on the one thread
+// they have, and extra threads would only wait for each other.
+std::atomic<int> cpu_stages_now{0};
+
+class CpuStage {
+ public:
+  CpuStage() : concurrent_(cpu_stages_now.fetch_add(1) + 1) {}
+  ~CpuStage() { cpu_stages_now.fetch_sub(1); }
+  CpuStage(const CpuStage&) = delete;
+  CpuStage& operator=(const CpuStage&) = delete;
+  int concurrent() const { return concurrent_; }  // counting this one
+
+ private:
+  const int concurrent_;
+};
+
 // One PNG output. With GPU-filtered scanlines (OutputDesc::png_rows) only
 // the deflate runs here when every row is opaque; otherwise the pixels, which
 // lie first in the same buffer, are encoded as usual (RGBA).
@@ -208,13 +227,11 @@ absl::Status ProcessJob::StageInputs() {
     // PNG: decoded straight into the upload memory; raw: the one copy from
     // the request into it.
     const absl::Time start = absl::Now();
-    // Pipelined (two threads) only while few requests decode at once.
-    static std::atomic<int> decoding_now{0};
-    const int concurrent = decoding_now.fetch_add(1) + 1;
-    const absl::Status decoded =
-        DecodeInput(plan, {slice.mapped, plan.decoded_bytes},
-                    {.pipelined = PipelineDecode(concurrent, std::thread::hardware_concurrency())});
-    decoding_now.fetch_sub(1);
+    // Pipelined (two threads) only while the cores are not all taken.
+    const CpuStage stage;
+    const absl::Status decoded = DecodeInput(
+        plan, {slice.mapped, plan.decoded_bytes},
+        {.pipelined = PipelineDecode(stage.concurrent(), std::thread::hardware_concurrency())});
     if (!decoded.ok()) return decoded;
     (plan.png ? decode_ns_ : upload_ns_) += NanosSince(start);
     if (r >= 0) staged_.inputs[i] = slice;
@@ -375,8 +392,13 @@ absl::Status ProcessJob::Finish() {
     const gpu::BufferSlice& pixels = staged_.outputs[i];
     if (png) {
       // Encoded straight from the memory the GPU downloaded into.
-      absl::StatusOr<std::string> encoded =
-          EncodeOutput(pixels, out, extent, translated_.output.png);
+      const CpuStage stage;
+      PngEncodeOptions options = translated_.output.png;
+      options.threads =
+          config_.png_encode_threads > 0
+              ? config_.png_encode_threads
+              : EncodeThreadsByLoad(stage.concurrent(), std::thread::hardware_concurrency());
+      absl::StatusOr<std::string> encoded = EncodeOutput(pixels, out, extent, options);
       if (!encoded.ok()) return encoded.status();
       image.set_encoding(v1::IMAGE_ENCODING_PNG);
       *image.mutable_data() = *std::move(encoded);

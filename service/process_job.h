@@ -41,6 +41,8 @@ struct ServiceConfig {
   // those rows from the GPU (the export filters them: graph::OutputDesc::
   // png_rows), on devices with 8-bit storage; the CPU only deflates.
   GpuPngRows gpu_png_rows = GpuPngRows::kAuto;
+  // Threads one PNG encode is split over; 0: by load (EncodeThreadsByLoad).
+  int png_encode_threads = 0;
 };
 
 class ProcessJob final : public Job {

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "service/thread_name.h"
 
 namespace rgfx::service {
 namespace {
@@ -23,8 +24,14 @@ absl::Status NoBadAlloc(const char* stage, Fn&& fn) {
 }  // namespace
 
 Scheduler::Scheduler(const SchedulerOptions& options) : options_(options) {
-  for (int i = 0; i < options_.cpu_threads; ++i) threads_.emplace_back([this] { CpuLoop(); });
-  for (int i = 0; i < options_.gpu_workers; ++i) threads_.emplace_back([this, i] { GpuLoop(i); });
+  for (int i = 0; i < options_.cpu_threads; ++i) threads_.emplace_back([this] {
+      NameThisThread("rgfx-cpu");
+      CpuLoop();
+    });
+  for (int i = 0; i < options_.gpu_workers; ++i) threads_.emplace_back([this, i] {
+      NameThisThread("rgfx-gpu");
+      GpuLoop(i);
+    });
 }
 
 Scheduler::~Scheduler() {

@@ -261,6 +261,9 @@ void EncodeCandidates(const std::vector<std::byte>& rgba, uint32_t width, uint32
       {"level 1, PAETH", {.isal_level = 1, .filter = PngRowFilter::kPaeth}},
       {"level 1, SUB", {.isal_level = 1, .filter = PngRowFilter::kSub}},
       {"level 1, rows filtered on the GPU (deflate only)", {.isal_level = 1}, true},
+      {"level 0, rows filtered on the GPU (deflate only)", {.isal_level = 0}, true},
+      {"level 2, rows filtered on the GPU (deflate only)", {.isal_level = 2}, true},
+      {"level 3, rows filtered on the GPU (deflate only)", {.isal_level = 3}, true},
   };
   const bool opaque = service::AllOpaque(rgba, false);
   const std::vector<std::byte> gpu_rows =

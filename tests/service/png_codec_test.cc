@@ -215,5 +215,17 @@ TEST(PipelineDecode, OnlyWhileCoresIdle) {
   EXPECT_FALSE(PipelineDecode(1, 0));  // hardware_concurrency() may say 0
 }
 
+TEST(EncodeThreadsByLoad, SharesTheCoresAmongStages) {
+  EXPECT_EQ(EncodeThreadsByLoad(1, 16), 8);   // alone: 8 pieces at most
+  EXPECT_EQ(EncodeThreadsByLoad(2, 16), 8);
+  EXPECT_EQ(EncodeThreadsByLoad(4, 16), 4);
+  EXPECT_EQ(EncodeThreadsByLoad(5, 16), 3);
+  EXPECT_EQ(EncodeThreadsByLoad(16, 16), 1);  // every core taken: one thread each
+  EXPECT_EQ(EncodeThreadsByLoad(40, 16), 1);
+  EXPECT_EQ(EncodeThreadsByLoad(1, 2), 2);
+  EXPECT_EQ(EncodeThreadsByLoad(1, 0), 1);    // hardware_concurrency() may say 0
+  EXPECT_EQ(EncodeThreadsByLoad(0, 16), 8);   // miscounted: still a sane share
+}
+
 }  // namespace
 }  // namespace rgfx::service
