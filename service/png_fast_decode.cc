@@ -311,42 +311,58 @@ absl::Status DecodePngFast(const std::string& image_name, const PngChunks& chunk
   const size_t rows_per_slab = std::clamp<size_t>(kSlabBytes / stride, 1, chunks.height);
   // new[] without value-initialisation: every byte used is inflated first.
   std::unique_ptr<uint8_t[]> slab(new uint8_t[rows_per_slab * stride + kSlabPadding]);
-  // Non-RGBA8 rows are reconstructed into two alternating row buffers
+  // Non-RGBA8 rows are reconstructed into three rotating row buffers
   // (padded for the 16-byte reads of the expansion), then expanded. Not in
   // place in the slab: the SIMD loops store 4 or 8 bytes per 3- or 6-byte
   // pixel, and the next pixel's load overlapping that store would stall
-  // store-to-load forwarding on every pixel.
-  std::vector<uint8_t> rows_buffer[2] = {std::vector<uint8_t>(row_bytes + kSlabPadding, 0),
+  // store-to-load forwarding on every pixel. Three, not two: a pair of Paeth
+  // rows writes two buffers while reading the row above from the third.
+  std::vector<uint8_t> rows_buffer[3] = {std::vector<uint8_t>(row_bytes + kSlabPadding, 0),
+                                         std::vector<uint8_t>(row_bytes + kSlabPadding, 0),
                                          std::vector<uint8_t>(row_bytes + kSlabPadding, 0)};
   const std::vector<uint8_t> zero_row(row_bytes, 0);
   IdatInflater inflater(image_name, chunks);
   if (absl::Status s = inflater.CheckHeader(); !s.ok()) return s;
 
+  // Where row y is reconstructed: the destination itself for RGBA8 (the row
+  // above is the destination's too: cached memory, see DESIGN.md §9), else
+  // a row buffer that `expand` then widens into the destination.
+  auto row_out = [&](size_t y) {
+    return expand == nullptr ? out + y * dst_row_bytes : rows_buffer[y % 3].data();
+  };
+  auto row_above = [&](size_t y) -> const uint8_t* {
+    return y == 0 ? zero_row.data() : row_out(y - 1);
+  };
+  auto bad_filter = [&](uint8_t filter, size_t y) {
+    return absl::InvalidArgumentError(absl::StrCat("image '", image_name,
+                                                   "': invalid PNG: bad filter type ",
+                                                   int{filter}, " in row ", y));
+  };
   // Unfilters and expands slab k (rows [k * rows_per_slab, ...)).
   auto unfilter_slab = [&](const uint8_t* slab, uint32_t k) -> absl::Status {
     const size_t y0 = size_t{k} * rows_per_slab;
     const size_t rows = std::min<size_t>(rows_per_slab, chunks.height - y0);
-    for (size_t r = 0; r < rows; ++r) {
+    for (size_t r = 0; r < rows;) {
       const size_t y = y0 + r;
       const uint8_t* filtered = slab + r * stride;
-      uint8_t* dst_row = out + y * dst_row_bytes;
-      bool ok;
-      if (expand == nullptr) {
-        // RGBA8: the destination row is the reconstructed row; the row above
-        // is the destination's too (cached memory, see DESIGN.md §9).
-        const uint8_t* above = y == 0 ? zero_row.data() : dst_row - dst_row_bytes;
-        ok = UnfilterRow(filtered[0], bpp, filtered + 1, above, dst_row, row_bytes);
-      } else {
-        uint8_t* row = rows_buffer[y % 2].data();
-        const uint8_t* above = y == 0 ? zero_row.data() : rows_buffer[(y + 1) % 2].data();
-        ok = UnfilterRow(filtered[0], bpp, filtered + 1, above, row, row_bytes);
-        expand(row, dst_row, chunks.width);
+      // Two Paeth rows in a row (the usual case in photographs): one pass
+      // over both, their dependency chains interleaved.
+      const bool paeth_pair = r + 1 < rows && filtered[0] == kPngFilterPaeth &&
+                              filtered[stride] == kPngFilterPaeth &&
+                              UnfilterPaethRowPair(bpp, filtered + 1, filtered + stride + 1,
+                                                   row_above(y), row_out(y), row_out(y + 1),
+                                                   row_bytes);
+      const size_t done = paeth_pair ? 2 : 1;
+      if (!paeth_pair &&
+          !UnfilterRow(filtered[0], bpp, filtered + 1, row_above(y), row_out(y), row_bytes)) {
+        return bad_filter(filtered[0], y);
       }
-      if (!ok) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("image '", image_name, "': invalid PNG: bad filter type ",
-                         int{filtered[0]}, " in row ", y));
+      if (expand != nullptr) {
+        for (size_t d = 0; d < done; ++d) {
+          expand(row_out(y + d), out + (y + d) * dst_row_bytes, chunks.width);
+        }
       }
+      r += done;
     }
     return absl::OkStatus();
   };

@@ -186,6 +186,48 @@ void UnfilterPaeth(const uint8_t* in, const uint8_t* prev, uint8_t* out, size_t 
   for (; i < n; i += BPP) PaethStep<BPP, false>(in + i, prev + i, out + i, a, c);
 }
 
+// One pixel of two Paeth rows: row 0's step as PaethStep; row 1's "above"
+// is row 0's new pixel (b1) and its "above left" row 0's previous one (c1),
+// both still in registers. Row 1's chain runs one step behind row 0's, so
+// the two overlap in the core.
+template <int BPP, bool kWideAccess>
+inline void PaethPairStep(const uint8_t* in0, const uint8_t* in1, const uint8_t* prev,
+                          uint8_t* out0, uint8_t* out1, __m128i& a0, __m128i& c0, __m128i& a1) {
+  const __m128i zero = _mm_setzero_si128();
+  const __m128i mask = _mm_set1_epi16(0xff);
+  const __m128i b0 = _mm_unpacklo_epi8(kWideAccess ? LoadWide<BPP>(prev) : LoadPixel<BPP>(prev),
+                                       zero);
+  const __m128i x0 = _mm_unpacklo_epi8(kWideAccess ? LoadWide<BPP>(in0) : LoadPixel<BPP>(in0),
+                                       zero);
+  const __m128i x1 = _mm_unpacklo_epi8(kWideAccess ? LoadWide<BPP>(in1) : LoadPixel<BPP>(in1),
+                                       zero);
+  const __m128i c1 = a0;  // row 0's previous pixel
+  a0 = _mm_and_si128(_mm_add_epi16(x0, Paeth16(a0, b0, c0)), mask);
+  a1 = _mm_and_si128(_mm_add_epi16(x1, Paeth16(a1, a0, c1)), mask);
+  c0 = b0;
+  const __m128i y0 = _mm_packus_epi16(a0, a0), y1 = _mm_packus_epi16(a1, a1);
+  if constexpr (kWideAccess) {
+    StoreWide<BPP>(out0, y0);
+    StoreWide<BPP>(out1, y1);
+  } else {
+    StorePixel<BPP>(out0, y0);
+    StorePixel<BPP>(out1, y1);
+  }
+}
+
+template <int BPP>
+void UnfilterPaethPair(const uint8_t* in0, const uint8_t* in1, const uint8_t* prev, uint8_t* out0,
+                       uint8_t* out1, size_t n) {
+  __m128i a0 = _mm_setzero_si128(), c0 = _mm_setzero_si128(), a1 = _mm_setzero_si128();
+  size_t i = 0;
+  for (; i + kWide<BPP> <= n; i += BPP) {
+    PaethPairStep<BPP, true>(in0 + i, in1 + i, prev + i, out0 + i, out1 + i, a0, c0, a1);
+  }
+  for (; i < n; i += BPP) {
+    PaethPairStep<BPP, false>(in0 + i, in1 + i, prev + i, out0 + i, out1 + i, a0, c0, a1);
+  }
+}
+
 void UnfilterUp(const uint8_t* in, const uint8_t* prev, uint8_t* out, size_t n) {
   size_t i = 0;
   for (; i + 16 <= n; i += 16) {
@@ -232,6 +274,24 @@ bool UnfilterRow(uint8_t filter, int bpp, const uint8_t* in, const uint8_t* prev
   }
 #endif
   return UnfilterScalar(filter, static_cast<size_t>(bpp), in, prev, out, row_bytes);
+}
+
+bool UnfilterPaethRowPair(int bpp, const uint8_t* in0, const uint8_t* in1, const uint8_t* prev,
+                          uint8_t* out0, uint8_t* out1, size_t row_bytes) {
+#ifdef RGFX_PNG_SSE2
+  if (row_bytes % static_cast<size_t>(bpp) != 0) return false;
+  switch (bpp) {
+    case 2: UnfilterPaethPair<2>(in0, in1, prev, out0, out1, row_bytes); return true;
+    case 3: UnfilterPaethPair<3>(in0, in1, prev, out0, out1, row_bytes); return true;
+    case 4: UnfilterPaethPair<4>(in0, in1, prev, out0, out1, row_bytes); return true;
+    case 6: UnfilterPaethPair<6>(in0, in1, prev, out0, out1, row_bytes); return true;
+    case 8: UnfilterPaethPair<8>(in0, in1, prev, out0, out1, row_bytes); return true;
+    default: return false;
+  }
+#else
+  (void)bpp, (void)in0, (void)in1, (void)prev, (void)out0, (void)out1, (void)row_bytes;
+  return false;
+#endif
 }
 
 void FilterRow(uint8_t filter, int bpp_int, const uint8_t* row, const uint8_t* prev, uint8_t* out,

@@ -29,6 +29,17 @@ enum PngFilterType : uint8_t {
 bool UnfilterRow(uint8_t filter, int bpp, const uint8_t* in, const uint8_t* prev, uint8_t* out,
                  size_t row_bytes);
 
+// Reconstructs two consecutive Paeth rows at once: row 0 from `in0` over
+// `prev`, and row 1 from `in1` over row 0, which it takes from registers as
+// row 0 is made. A Paeth row is one dependency chain from pixel to pixel, so
+// a core idles between steps; two rows' chains interleaved keep it busy.
+// Same rules as UnfilterRow for each row (`out0`, `out1`, `prev`, `in0` and
+// `in1` pairwise apart). Returns false, having written nothing, where there
+// is no such path (not SSE2, or a bpp other than 2, 3, 4, 6 or 8): the
+// caller then unfilters the rows one at a time.
+bool UnfilterPaethRowPair(int bpp, const uint8_t* in0, const uint8_t* in1, const uint8_t* prev,
+                          uint8_t* out0, uint8_t* out1, size_t row_bytes);
+
 // Filters one row of raw bytes `row` (row above `prev`, zeros for the first
 // row) with `filter` into `out`, which must not overlap either.
 void FilterRow(uint8_t filter, int bpp, const uint8_t* row, const uint8_t* prev, uint8_t* out,
