@@ -51,18 +51,34 @@ constexpr int kShaderBothAxes = 2;
 // Both axes in one dispatch up to this radius: beyond it the halo (2R rows
 // and columns around each tile) costs more than the second pass saves.
 constexpr int kBothAxesMaxRadius = 8;
-// Tiles tried for it, largest first (must match the shader: multiples of 8).
+// Tiles tried for it, in order (must match the shader: multiples of 8).
+// Two shared arrays (staged pixels, blurred rows) while a tile of at least
+// 32x32 fits that way; beyond, the rows go back over the staged pixels (the
+// shader's kInPlace), which fits a larger tile in the same memory. H100
+// at r = 8: RGBA16F 32x32 with two arrays 47.9 us, 64x32 in place 49.4,
+// 32x32 in place 57.6; RGBA32F 32x16 with two arrays 141.3, 32x32 in place
+// 108.5 (docs/PERFORMANCE.md). 64x32 in place is left out: where two
+// arrays of 32x32 do not fit, it does not either (48 KB or 32 KB).
 struct Tile {
   uint32_t width;
   uint32_t height;
+  bool in_place;
 };
-constexpr Tile kBothAxesTiles[] = {{64, 32}, {32, 32}, {32, 16}, {16, 16}};
+constexpr Tile kBothAxesTiles[] = {
+    {64, 32, false}, {32, 32, false}, {32, 32, true}, {32, 16, true}, {16, 16, true}};
 
-// The staged tile with its halo and the rows blurred from it, plus the weights.
+// The staged tile with its halo, the rows blurred from it unless they go
+// back over it, and the weights.
 uint64_t BothAxesSharedBytes(Tile tile, uint32_t radius, uint32_t pixel_bytes) {
   const uint64_t in_h = tile.height + 2 * radius;
-  return (in_h * (tile.width + 2 * radius) + in_h * tile.width) * pixel_bytes +
-         4 * (uint64_t{radius} + 1);
+  const uint64_t rows = tile.in_place ? 1 : in_h * tile.width;
+  return (in_h * (tile.width + 2 * radius) + rows) * pixel_bytes + 4 * (uint64_t{radius} + 1);
+}
+
+// Runs of 8 row outputs the shader's 256 invocations take, at most 2 each
+// (kMaxRowItems there).
+bool BothAxesRowRunsFit(Tile tile, uint32_t radius) {
+  return uint64_t{tile.height + 2 * radius} * (tile.width / 8) <= 2 * 256;
 }
 
 // The one-dispatch kernel for both axes, or nothing when the radius is
@@ -75,6 +91,7 @@ std::optional<StepKernel> PlanBothAxes(const BlurConfig& config, uint32_t pixel_
     const uint32_t gx = DivideRoundingUp(e.width, tile.width);
     const uint32_t gy = DivideRoundingUp(e.height, tile.height);
     if (BothAxesSharedBytes(tile, radius, pixel_bytes) > config.caps.max_compute_shared_memory_bytes ||
+        !BothAxesRowRunsFit(tile, radius) ||
         config.caps.max_workgroup_invocations < 256 || gx > config.caps.max_workgroup_count[0] ||
         gy > config.caps.max_workgroup_count[1]) {
       continue;
@@ -82,12 +99,13 @@ std::optional<StepKernel> PlanBothAxes(const BlurConfig& config, uint32_t pixel_
     StepKernel k;
     k.layout = {e.width, e.height, e.width, 1, e.width, 1};
     k.shader = kShaderBothAxes;
-    k.spec.values = {256, radius, tile.width, tile.height};
+    k.spec.values = {256, radius, tile.width, tile.height, tile.in_place ? 1u : 0u};
     k.groups_x = gx;
     k.groups_y = gy;
     k.details = absl::StrCat("both axes in one dispatch: ", tile.width, "x", tile.height,
                              " tiles staged with a halo of ", radius,
-                             " in shared memory, rows then columns blurred there");
+                             " in shared memory, rows then columns blurred there",
+                             tile.in_place ? " (rows over the staged pixels)" : "");
     return k;
   }
   return std::nullopt;

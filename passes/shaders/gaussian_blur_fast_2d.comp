@@ -3,9 +3,12 @@
 #extension GL_EXT_control_flow_attributes : require
 // gaussian_blur "fast" for small radii, both axes in one dispatch: a
 // workgroup stages a tile of the image plus a halo of R pixels on every side
-// in shared memory (one coalesced read), blurs its rows there into a second
-// shared array (rounded to the working format, as the two-step paths round
-// their temporary), blurs that array's columns and writes the tile once. So
+// in shared memory (one coalesced read), blurs its rows into a second shared
+// array (rounded to the working format, as the two-step paths round their
+// temporary), blurs that array's columns and writes the tile once. Where two
+// arrays would leave only a small tile (kInPlace), the rows wait in
+// registers instead and then overwrite the staged pixels, which are no
+// longer needed: one array, a larger tile. So
 // the image is read and written once for both axes, where two steps read
 // and write it twice; the halo's extra reads mostly hit the cache at small R.
 // Each invocation takes runs of kRun consecutive outputs along the axis it
@@ -20,6 +23,7 @@ layout(local_size_x = 256) in;
 layout(constant_id = 1) const int kRadius = 0;
 layout(constant_id = 2) const int kTileW = 32;  // multiples of kRun
 layout(constant_id = 3) const int kTileH = 32;
+layout(constant_id = 4) const int kInPlace = 0;  // 1: blurred rows over the staged pixels
 
 layout(push_constant) uniform Push {
   uint width;
@@ -34,9 +38,25 @@ layout(std430, binding = 2) readonly buffer WeightsBlock { float weights[]; };  
 const int kRun = 8;
 const int kInW = kTileW + 2 * kRadius;
 const int kInH = kTileH + 2 * kRadius;
+// Row runs per invocation, at most (the planner keeps kInH * kTileW / kRun
+// <= 2 * 256).
+const int kMaxRowItems = 2;
+// The staged tile; in place, after the row pass, the blurred rows.
 shared WORKING_PIXEL staged[kInH * kInW];
-shared WORKING_PIXEL rows[kInH * kTileW];
+// The blurred rows, kTileW apart (one element when in place).
+const int kRowsSize = 1 + (1 - kInPlace) * (kInH * kTileW - 1);
+shared WORKING_PIXEL rows_apart[kRowsSize];
 shared float w[kRadius + 1];
+
+void StoreRow(int at, WORKING_PIXEL p) {
+  if (kInPlace != 0) {
+    staged[at] = p;
+  } else {
+    rows_apart[at] = p;
+  }
+}
+
+WORKING_PIXEL LoadRow(int at) { return kInPlace != 0 ? staged[at] : rows_apart[at]; }
 
 #ifdef WORKING_F32
 vec4 Unpacked(vec4 p) { return p; }
@@ -58,9 +78,14 @@ void main() {
   }
   barrier();
 
-  // Rows: run (r, c0) is outputs c0 .. c0 + kRun − 1 of staged row r.
+  // Rows: run (r, c0) is outputs c0 .. c0 + kRun − 1 of staged row r,
+  // stored at r * kTileW + c0. In place they wait in registers until every
+  // invocation has read what it needs.
   const int runs_per_row = kTileW / kRun;
-  for (int item = lane; item < kInH * runs_per_row; item += 256) {
+  WORKING_PIXEL blurred[kMaxRowItems * kRun];
+  [[unroll]] for (int j = 0; j < kMaxRowItems; ++j) {
+    const int item = lane + 256 * j;
+    if (item >= kInH * runs_per_row) break;
     const int r = item / runs_per_row, c0 = (item % runs_per_row) * kRun;
     vec4 acc[kRun];
     [[unroll]] for (int u = 0; u < kRun; ++u) acc[u] = vec4(0.0);
@@ -71,7 +96,22 @@ void main() {
         if (tap >= -kRadius && tap <= kRadius) acc[u] += w[abs(tap)] * p;
       }
     }
-    [[unroll]] for (int u = 0; u < kRun; ++u) rows[r * kTileW + c0 + u] = Packed(acc[u]);
+    [[unroll]] for (int u = 0; u < kRun; ++u) {
+      if (kInPlace != 0) {
+        blurred[j * kRun + u] = Packed(acc[u]);
+      } else {
+        StoreRow(r * kTileW + c0 + u, Packed(acc[u]));
+      }
+    }
+  }
+  if (kInPlace != 0) {
+    barrier();
+    [[unroll]] for (int j = 0; j < kMaxRowItems; ++j) {
+      const int item = lane + 256 * j;
+      if (item >= kInH * runs_per_row) break;
+      const int r = item / runs_per_row, c0 = (item % runs_per_row) * kRun;
+      [[unroll]] for (int u = 0; u < kRun; ++u) StoreRow(r * kTileW + c0 + u, blurred[j * kRun + u]);
+    }
   }
   barrier();
 
@@ -83,7 +123,7 @@ void main() {
     vec4 acc[kRun];
     [[unroll]] for (int u = 0; u < kRun; ++u) acc[u] = vec4(0.0);
     [[unroll]] for (int t = 0; t < kRun + 2 * kRadius; ++t) {
-      const vec4 p = Unpacked(rows[(r0 + t) * kTileW + c]);
+      const vec4 p = Unpacked(LoadRow((r0 + t) * kTileW + c));
       [[unroll]] for (int u = 0; u < kRun; ++u) {
         const int tap = t - kRadius - u;
         if (tap >= -kRadius && tap <= kRadius) acc[u] += w[abs(tap)] * p;

@@ -154,8 +154,9 @@ TEST(FastMatrixPlan, LinePathsWithoutMatrixUnitsOrForRgba32F) {
 }
 
 // Radii up to 8 on both axes: one step, one dispatch, the largest tile whose
-// staged halo and blurred rows fit the shared memory; beyond, or along one
-// axis, or where no tile fits, the two-step paths.
+// staged halo fits the shared memory (the blurred rows go back over it) and
+// whose row runs the shader's 256 invocations take at most 2 each; beyond,
+// or along one axis, or where no tile fits, the two-step paths.
 TEST(FastBothAxesPlan, SmallRadiiTakeOneDispatchWhereATileFits) {
   for (PixelFormat working : {PixelFormat::kRgba16F, PixelFormat::kRgba32F}) {
     for (int radius : {0, 1, 5, 8}) {
@@ -170,8 +171,18 @@ TEST(FastBothAxesPlan, SmallRadiiTakeOneDispatchWhereATileFits) {
       const uint32_t tile_w = k.spec.values[2], tile_h = k.spec.values[3];
       const uint64_t pixel = working == PixelFormat::kRgba32F ? 16 : 8;
       const uint64_t in_h = tile_h + 2 * radius;
-      EXPECT_LE((in_h * (tile_w + 2 * radius) + in_h * tile_w) * pixel + 4 * (radius + 1),
-                48u << 10);
+      const bool in_place = k.spec.values[4] != 0;
+      const uint64_t rows = in_place ? 1 : in_h * tile_w;
+      EXPECT_LE((in_h * (tile_w + 2 * radius) + rows) * pixel + 4 * (radius + 1), 48u << 10);
+      EXPECT_LE(in_h * (tile_w / 8), 512u);
+      // Two arrays while a tile of at least 32x32 fits so (RGBA16F: 64x32 to
+      // r = 5, 32x32 beyond; RGBA32F: 32x32 to r = 4); in place beyond
+      // (RGBA32F at r = 5-8: 32x32, where two arrays allowed only 32x16).
+      const bool f16 = working == PixelFormat::kRgba16F;
+      EXPECT_EQ(in_place, !f16 && radius > 4);
+      EXPECT_EQ(tile_w, f16 && radius <= 5 ? 64u : 32u);
+      EXPECT_EQ(tile_h, 32u);
+      EXPECT_EQ(k.details.find("rows over the staged pixels") != std::string::npos, in_place);
       EXPECT_EQ(tile_w % 8, 0u);
       EXPECT_EQ(tile_h % 8, 0u);
       EXPECT_EQ(k.groups_x, (1920 + tile_w - 1) / tile_w);
