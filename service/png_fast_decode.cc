@@ -333,11 +333,6 @@ absl::Status DecodePngFast(const std::string& image_name, const PngChunks& chunk
   auto row_above = [&](size_t y) -> const uint8_t* {
     return y == 0 ? zero_row.data() : row_out(y - 1);
   };
-  auto bad_filter = [&](uint8_t filter, size_t y) {
-    return absl::InvalidArgumentError(absl::StrCat("image '", image_name,
-                                                   "': invalid PNG: bad filter type ",
-                                                   int{filter}, " in row ", y));
-  };
   // Unfilters and expands slab k (rows [k * rows_per_slab, ...)).
   auto unfilter_slab = [&](const uint8_t* slab, uint32_t k) -> absl::Status {
     const size_t y0 = size_t{k} * rows_per_slab;
@@ -347,15 +342,16 @@ absl::Status DecodePngFast(const std::string& image_name, const PngChunks& chunk
       const uint8_t* filtered = slab + r * stride;
       // Two Paeth rows in a row (the usual case in photographs): one pass
       // over both, their dependency chains interleaved.
-      const bool paeth_pair = r + 1 < rows && filtered[0] == kPngFilterPaeth &&
-                              filtered[stride] == kPngFilterPaeth &&
-                              UnfilterPaethRowPair(bpp, filtered + 1, filtered + stride + 1,
-                                                   row_above(y), row_out(y), row_out(y + 1),
-                                                   row_bytes);
-      const size_t done = paeth_pair ? 2 : 1;
-      if (!paeth_pair &&
-          !UnfilterRow(filtered[0], bpp, filtered + 1, row_above(y), row_out(y), row_bytes)) {
-        return bad_filter(filtered[0], y);
+      size_t done = 1;
+      if (r + 1 < rows && filtered[0] == kPngFilterPaeth && filtered[stride] == kPngFilterPaeth &&
+          UnfilterPaethRowPair(bpp, filtered + 1, filtered + stride + 1, row_above(y), row_out(y),
+                               row_out(y + 1), row_bytes)) {
+        done = 2;
+      } else if (!UnfilterRow(filtered[0], bpp, filtered + 1, row_above(y), row_out(y),
+                              row_bytes)) {
+        return absl::InvalidArgumentError(absl::StrCat("image '", image_name,
+                                                       "': invalid PNG: bad filter type ",
+                                                       int{filtered[0]}, " in row ", y));
       }
       if (expand != nullptr) {
         for (size_t d = 0; d < done; ++d) {

@@ -157,17 +157,20 @@ void UnfilterAverage(const uint8_t* in, const uint8_t* prev, uint8_t* out, size_
   }
 }
 
-// Paeth on 16-bit lanes. The chain from one pixel to the next (through `a`)
-// sets the speed, so it is kept short: the sum is formed in 16 bits and
-// masked rather than packed, added and unpacked again.
+// A pixel's bytes widened to 16-bit lanes.
 template <int BPP, bool kWideAccess>
-inline void PaethStep(const uint8_t* in, const uint8_t* prev, uint8_t* out, __m128i& a,
-                      __m128i& c) {
-  const __m128i zero = _mm_setzero_si128();
-  const __m128i b = _mm_unpacklo_epi8(kWideAccess ? LoadWide<BPP>(prev) : LoadPixel<BPP>(prev),
-                                      zero);
-  const __m128i x_in = _mm_unpacklo_epi8(kWideAccess ? LoadWide<BPP>(in) : LoadPixel<BPP>(in),
-                                         zero);
+inline __m128i LoadPixel16(const uint8_t* p) {
+  return _mm_unpacklo_epi8(kWideAccess ? LoadWide<BPP>(p) : LoadPixel<BPP>(p),
+                           _mm_setzero_si128());
+}
+
+// One Paeth pixel on 16-bit lanes: a = in + Paeth(a, b, c), stored to out.
+// The chain from one pixel to the next (through `a`) sets the speed, so it
+// is kept short: the sum is formed in 16 bits and masked rather than
+// packed, added and unpacked again.
+template <int BPP, bool kWideAccess>
+inline void PaethPixel(const uint8_t* in, __m128i b, __m128i c, uint8_t* out, __m128i& a) {
+  const __m128i x_in = LoadPixel16<BPP, kWideAccess>(in);
   a = _mm_and_si128(_mm_add_epi16(x_in, Paeth16(a, b, c)), _mm_set1_epi16(0xff));
   const __m128i x = _mm_packus_epi16(a, a);
   if constexpr (kWideAccess) {
@@ -175,6 +178,14 @@ inline void PaethStep(const uint8_t* in, const uint8_t* prev, uint8_t* out, __m1
   } else {
     StorePixel<BPP>(out, x);
   }
+}
+
+// One pixel of a Paeth row: its "above" from `prev`, "above left" in `c`.
+template <int BPP, bool kWideAccess>
+inline void PaethStep(const uint8_t* in, const uint8_t* prev, uint8_t* out, __m128i& a,
+                      __m128i& c) {
+  const __m128i b = LoadPixel16<BPP, kWideAccess>(prev);
+  PaethPixel<BPP, kWideAccess>(in, b, c, out, a);
   c = b;
 }
 
@@ -187,32 +198,15 @@ void UnfilterPaeth(const uint8_t* in, const uint8_t* prev, uint8_t* out, size_t 
 }
 
 // One pixel of two Paeth rows: row 0's step as PaethStep; row 1's "above"
-// is row 0's new pixel (b1) and its "above left" row 0's previous one (c1),
-// both still in registers. Row 1's chain runs one step behind row 0's, so
-// the two overlap in the core.
+// is row 0's new pixel and its "above left" row 0's previous one, both
+// still in registers. Row 1's chain runs one step behind row 0's, so the
+// two overlap in the core.
 template <int BPP, bool kWideAccess>
 inline void PaethPairStep(const uint8_t* in0, const uint8_t* in1, const uint8_t* prev,
                           uint8_t* out0, uint8_t* out1, __m128i& a0, __m128i& c0, __m128i& a1) {
-  const __m128i zero = _mm_setzero_si128();
-  const __m128i mask = _mm_set1_epi16(0xff);
-  const __m128i b0 = _mm_unpacklo_epi8(kWideAccess ? LoadWide<BPP>(prev) : LoadPixel<BPP>(prev),
-                                       zero);
-  const __m128i x0 = _mm_unpacklo_epi8(kWideAccess ? LoadWide<BPP>(in0) : LoadPixel<BPP>(in0),
-                                       zero);
-  const __m128i x1 = _mm_unpacklo_epi8(kWideAccess ? LoadWide<BPP>(in1) : LoadPixel<BPP>(in1),
-                                       zero);
   const __m128i c1 = a0;  // row 0's previous pixel
-  a0 = _mm_and_si128(_mm_add_epi16(x0, Paeth16(a0, b0, c0)), mask);
-  a1 = _mm_and_si128(_mm_add_epi16(x1, Paeth16(a1, a0, c1)), mask);
-  c0 = b0;
-  const __m128i y0 = _mm_packus_epi16(a0, a0), y1 = _mm_packus_epi16(a1, a1);
-  if constexpr (kWideAccess) {
-    StoreWide<BPP>(out0, y0);
-    StoreWide<BPP>(out1, y1);
-  } else {
-    StorePixel<BPP>(out0, y0);
-    StorePixel<BPP>(out1, y1);
-  }
+  PaethStep<BPP, kWideAccess>(in0, prev, out0, a0, c0);
+  PaethPixel<BPP, kWideAccess>(in1, a0, c1, out1, a1);
 }
 
 template <int BPP>

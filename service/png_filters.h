@@ -35,8 +35,9 @@ bool UnfilterRow(uint8_t filter, int bpp, const uint8_t* in, const uint8_t* prev
 // a core idles between steps; two rows' chains interleaved keep it busy.
 // Same rules as UnfilterRow for each row (`out0`, `out1`, `prev`, `in0` and
 // `in1` pairwise apart). Returns false, having written nothing, where there
-// is no such path (not SSE2, or a bpp other than 2, 3, 4, 6 or 8): the
-// caller then unfilters the rows one at a time.
+// is no such path (not SSE2, a bpp other than 2, 3, 4, 6 or 8, or rows
+// that are not whole pixels): the caller then unfilters the rows one at a
+// time.
 bool UnfilterPaethRowPair(int bpp, const uint8_t* in0, const uint8_t* in1, const uint8_t* prev,
                           uint8_t* out0, uint8_t* out1, size_t row_bytes);
 
