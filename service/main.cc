@@ -97,6 +97,9 @@ ABSL_FLAG(int, malloc_arenas, 2,
 ABSL_FLAG(int, png_encode_threads, 0,
           "threads one PNG encode is split over; 0 = by load (the cores shared among the "
           "encodes in progress, 1 to 8)");
+ABSL_FLAG(std::string, png_deflate, "auto",
+          "how PNG level 1 (the default) deflates: auto (per piece, the smaller of our runs "
+          "coder and ISA-L level 1 on a sample), runs, or isal");
 ABSL_FLAG(int, cpu_threads, 0, "decode/encode threads; 0 = one per core");
 ABSL_FLAG(bool, validation, false, "Vulkan validation layer (with synchronization validation)");
 ABSL_FLAG(std::string, log_format, "text", "text or json (one object per line)");
@@ -170,6 +173,16 @@ int main(int argc, char** argv) {
   options.config.png_encode_threads = absl::GetFlag(FLAGS_png_encode_threads);
   if (options.config.png_encode_threads < 0) {
     return Fail("--png_encode_threads must be 0 (by load) or more");
+  }
+  const std::string png_deflate = absl::GetFlag(FLAGS_png_deflate);
+  if (png_deflate == "auto") {
+    options.config.png_level1_deflate = rgfx::service::DeflateMethod::kSmallerOnSample;
+  } else if (png_deflate == "runs") {
+    options.config.png_level1_deflate = rgfx::service::DeflateMethod::kRuns;
+  } else if (png_deflate == "isal") {
+    options.config.png_level1_deflate = rgfx::service::DeflateMethod::kIsal;
+  } else {
+    return Fail("--png_deflate must be auto, runs or isal, not '" + png_deflate + "'");
   }
   const std::string png_rows = absl::GetFlag(FLAGS_gpu_png_rows);
   if (png_rows == "auto") {

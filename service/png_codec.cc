@@ -382,7 +382,11 @@ FastEncodeParams FastParamsOf(const PngEncodeOptions& options) {
     // More than 8 pieces gains little on a 1080p image and costs size.
     threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
   }
+  // Level 1 is the fastest (by default the runs coder unless ISA-L level 1
+  // codes the piece's sample smaller); levels 2 and 3 are ISA-L's.
   return {.isal_level = options.compression_level,
+          .method = options.compression_level == 1 ? options.level1_deflate
+                                                    : DeflateMethod::kIsal,
           .filter = options.fast_filter,
           .threads = threads,
           .opaque_as_rgb = options.opaque_as_rgb};

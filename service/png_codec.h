@@ -93,6 +93,10 @@ struct PngEncodeOptions {
   // service's one-caller encode 7.1 vs 5.3 ms, docs/CODEC.md), for files
   // only ~1.5% smaller; libpng's level 6 costs ~10x the time.
   int compression_level = 1;
+  // Fast encoder, level 1 only: how the filtered rows are deflated. The
+  // default keeps, for each piece, whichever of our runs coder and ISA-L
+  // level 1 writes the piece's first slab smaller (docs/CODEC.md).
+  DeflateMethod level1_deflate = DeflateMethod::kSmallerOnSample;
   // libpng encoder only. true: every row uses the SUB filter (cheap, and
   // most of the gain on photographic images); false: libpng's adaptive
   // choice among all five.

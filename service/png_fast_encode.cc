@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <system_error>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "service/deflate_runs.h"
 #include "service/png_chunks.h"
 #include "service/png_filters.h"
 #include "service/thread_name.h"
@@ -85,6 +87,52 @@ void FilterOne(PngRowFilter choice, int bpp, const uint8_t* row, const uint8_t* 
   FilterRow(filter, bpp, row, prev, out + 1, n);
 }
 
+// ISA-L's deflate of one piece, fed slab by slab.
+class IsalCoder {
+ public:
+  // Small pieces get ISA-L's smallest level buffer (its minimum is 24-90
+  // KiB, its default 280-350 KiB): small images stay cheap to encode.
+  IsalCoder(int level, bool small_piece)
+      : level_buf_(new uint8_t[LevelBufferBytes(level, small_piece) + 1]) {
+    isal_deflate_init(&stream_);
+    stream_.level = static_cast<uint32_t>(level);
+    stream_.level_buf = level_buf_.get();
+    stream_.level_buf_size = static_cast<uint32_t>(LevelBufferBytes(level, small_piece));
+    stream_.gzip_flag = IGZIP_DEFLATE;
+  }
+
+  // Deflates `bytes` (then ends the stream, or flushes as `flush` says)
+  // into `out` from `used` on, growing it; returns ISA-L's error code, 0
+  // when fine.
+  int Deflate(const uint8_t* data, size_t bytes, bool end_of_stream, int flush,
+              std::vector<uint8_t>& out, size_t& used) {
+    // ISA-L's API takes non-const input but only reads it.
+    stream_.next_in = const_cast<uint8_t*>(data);
+    stream_.avail_in = static_cast<uint32_t>(bytes);
+    stream_.end_of_stream = end_of_stream ? 1 : 0;
+    stream_.flush = flush;
+    // ISA-L returns when it has run out of input or of output; with room
+    // left over, everything given (and the flush) has been written.
+    do {
+      if (out.size() - used < 1024) {
+        // Grows geometrically (resize beyond capacity doubles it).
+        out.resize(std::max(out.capacity(), out.size() + 4096));
+      }
+      stream_.next_out = out.data() + used;
+      stream_.avail_out = static_cast<uint32_t>(out.size() - used);
+      const uint32_t room = stream_.avail_out;
+      if (const int rc = isal_deflate(&stream_); rc != COMP_OK) return rc;
+      used += room - stream_.avail_out;
+    } while (stream_.avail_out == 0 || stream_.avail_in > 0 ||
+             (stream_.end_of_stream && stream_.internal_state.state != ZSTATE_END));
+    return 0;
+  }
+
+ private:
+  std::unique_ptr<uint8_t[]> level_buf_;
+  isal_zstream stream_;
+};
+
 void CompressPiece(const Image& image, const FastEncodeParams& params, Piece& piece) {
   const int bpp = (image.rgb ? 3 : 4) * (image.sixteen_bit ? 2 : 1);
   const size_t n = image.png_row_bytes;
@@ -119,18 +167,16 @@ void CompressPiece(const Image& image, const FastEncodeParams& params, Piece& pi
     return out.data();
   };
 
-  // Small pieces get ISA-L's smallest level buffer (its minimum is 24-90
-  // KiB, its default 280-350 KiB): small images stay cheap to encode.
   const uint64_t piece_bytes = uint64_t{piece.end_row - piece.first_row} * stride;
-  const size_t level_bytes = LevelBufferBytes(params.isal_level, piece_bytes < kSlabBytes);
-  std::unique_ptr<uint8_t[]> level_buf(new uint8_t[level_bytes + 1]);
-  isal_zstream stream;
-  isal_deflate_init(&stream);
-  stream.level = static_cast<uint32_t>(params.isal_level);
-  stream.level_buf = level_buf.get();
-  stream.level_buf_size = static_cast<uint32_t>(level_bytes);
-  piece.deflate.reserve(std::min<uint64_t>(piece_bytes + 1024, 4 * kOutputStep));
-  stream.gzip_flag = IGZIP_DEFLATE;
+  const bool sample = params.method == DeflateMethod::kSmallerOnSample;
+  std::optional<IsalCoder> isal;
+  if (params.method != DeflateMethod::kRuns) {
+    isal.emplace(params.isal_level, piece_bytes < kSlabBytes);
+    piece.deflate.reserve(std::min<uint64_t>(piece_bytes + 1024, 4 * kOutputStep));
+  }
+  std::vector<uint8_t> by_runs;
+  std::optional<RunsDeflater> runs;
+  if (params.method != DeflateMethod::kIsal) runs.emplace(by_runs);
 
   int slot = 0;
   const uint8_t* prev = piece.first_row == 0 || image.filtered ? zero_row.data()
@@ -151,32 +197,36 @@ void CompressPiece(const Image& image, const FastEncodeParams& params, Piece& pi
     const size_t bytes = rows * stride;
     piece.adler = isal_adler32(piece.adler, filtered, bytes);
     piece.filtered_bytes += bytes;
+    const bool first_slab = y0 == piece.first_row;
     y0 += static_cast<uint32_t>(rows);
     const bool final_slab = y0 == piece.end_row;
-    // ISA-L's API takes non-const input but only reads it.
-    stream.next_in = const_cast<uint8_t*>(filtered);
-    stream.avail_in = static_cast<uint32_t>(bytes);
-    stream.end_of_stream = final_slab && piece.last ? 1 : 0;
-    stream.flush = final_slab && !piece.last ? FULL_FLUSH : NO_FLUSH;
-    // ISA-L returns when it has run out of input or of output; with room
-    // left over, everything given (and the flush) has been written.
-    do {
-      if (piece.deflate.size() - out_used < 1024) {
-        // Grows geometrically (resize beyond capacity doubles it).
-        piece.deflate.resize(std::max(piece.deflate.capacity(), piece.deflate.size() + 4096));
+    if (runs) {
+      runs->Block({filtered, bytes}, final_slab && piece.last);
+      if (final_slab) runs->Finish();
+    }
+    if (isal) {
+      // The sample is flushed so that its bytes can be counted.
+      const int flush = final_slab && !piece.last ? FULL_FLUSH
+                        : sample && first_slab    ? SYNC_FLUSH
+                                                  : NO_FLUSH;
+      piece.error = isal->Deflate(filtered, bytes, final_slab && piece.last, flush,
+                                  piece.deflate, out_used);
+      if (piece.error != 0) return;
+    }
+    if (sample && first_slab) {
+      // One coder goes on; the other's bytes are dropped.
+      if (runs->Bytes() <= out_used) {
+        isal.reset();
+      } else {
+        runs.reset();
       }
-      stream.next_out = piece.deflate.data() + out_used;
-      stream.avail_out = static_cast<uint32_t>(piece.deflate.size() - out_used);
-      const uint32_t room = stream.avail_out;
-      if (const int rc = isal_deflate(&stream); rc != COMP_OK) {
-        piece.error = rc;
-        return;
-      }
-      out_used += room - stream.avail_out;
-    } while (stream.avail_out == 0 || stream.avail_in > 0 ||
-             (stream.end_of_stream && stream.internal_state.state != ZSTATE_END));
+    }
   }
-  piece.deflate.resize(out_used);
+  if (runs) {
+    piece.deflate = std::move(by_runs);
+  } else {
+    piece.deflate.resize(out_used);
+  }
 }
 
 // True when every alpha sample is the maximum (255 or 65535).

@@ -398,6 +398,7 @@ absl::Status ProcessJob::Finish() {
           config_.png_encode_threads > 0
               ? config_.png_encode_threads
               : EncodeThreadsByLoad(stage.concurrent(), std::thread::hardware_concurrency());
+      options.level1_deflate = config_.png_level1_deflate;
       absl::StatusOr<std::string> encoded = EncodeOutput(pixels, out, extent, options);
       if (!encoded.ok()) return encoded.status();
       image.set_encoding(v1::IMAGE_ENCODING_PNG);

@@ -43,6 +43,8 @@ struct ServiceConfig {
   GpuPngRows gpu_png_rows = GpuPngRows::kAuto;
   // Threads one PNG encode is split over; 0: by load (EncodeThreadsByLoad).
   int png_encode_threads = 0;
+  // PNG level 1's deflate (PngEncodeOptions::level1_deflate).
+  DeflateMethod png_level1_deflate = DeflateMethod::kSmallerOnSample;
 };
 
 class ProcessJob final : public Job {

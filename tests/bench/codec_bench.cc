@@ -45,6 +45,7 @@ namespace rgfx {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using service::DeflateMethod;
 using service::PngEncoder;
 using service::PngRowFilter;
 
@@ -260,10 +261,14 @@ void EncodeCandidates(const std::vector<std::byte>& rgba, uint32_t width, uint32
       {"level 3, every 16th row, opaque as RGB", {.isal_level = 3, .opaque_as_rgb = true}},
       {"level 1, PAETH", {.isal_level = 1, .filter = PngRowFilter::kPaeth}},
       {"level 1, SUB", {.isal_level = 1, .filter = PngRowFilter::kSub}},
+      {"runs, every 16th row, opaque as RGB",
+       {.method = DeflateMethod::kRuns, .opaque_as_rgb = true}},
+      {"sampled (level 1's), every 16th row, opaque as RGB",
+       {.method = DeflateMethod::kSmallerOnSample, .opaque_as_rgb = true}},
       {"level 1, rows filtered on the GPU (deflate only)", {.isal_level = 1}, true},
-      {"level 0, rows filtered on the GPU (deflate only)", {.isal_level = 0}, true},
-      {"level 2, rows filtered on the GPU (deflate only)", {.isal_level = 2}, true},
-      {"level 3, rows filtered on the GPU (deflate only)", {.isal_level = 3}, true},
+      {"runs, rows filtered on the GPU (deflate only)", {.method = DeflateMethod::kRuns}, true},
+      {"sampled (level 1's), rows filtered on the GPU",
+       {.method = DeflateMethod::kSmallerOnSample}, true},
   };
   const bool opaque = service::AllOpaque(rgba, false);
   const std::vector<std::byte> gpu_rows =

@@ -71,7 +71,10 @@ TEST_F(PngRowsTest, OpaqueOutputIsTheEveryRowAdaptiveEncode) {
     const int threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
     absl::StatusOr<std::string> expected = service::EncodePngFast(
         Bytes(raw), width, height, false,
-        {.threads = threads, .opaque_as_rgb = true, .adaptive_row_step = 1});
+        {.method = service::PngEncodeOptions{}.level1_deflate,
+         .threads = threads,
+         .opaque_as_rgb = true,
+         .adaptive_row_step = 1});
     ASSERT_TRUE(expected.ok()) << expected.status();
     EXPECT_EQ(encoded, *expected);
     EXPECT_EQ(Decode(encoded), std::vector<std::byte>(Bytes(raw).begin(), Bytes(raw).end()));

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "service/png_codec.h"
+#include "service/png_fast_encode.h"
 #include "tests/fuzz/fuzz_targets.h"
 
 namespace rgfx::fuzz {
@@ -57,21 +58,12 @@ int FuzzPngDecode(const uint8_t* data, size_t size) {
   }
   FUZZ_CHECK(pixels == reference, "the default decode and libpng's differ");
 
-  // What decoded must encode, with either encoder, and decode again to the
-  // same pixels. The input's last byte picks level, filter and RGB-if-opaque,
-  // so all are fuzzed.
-  for (const service::PngEncoder encoder :
-       {service::PngEncoder::kFast, service::PngEncoder::kLibpng}) {
-    service::PngEncodeOptions options;
-    options.encoder = encoder;
-    options.single_fast_filter = size % 2 == 0;
-    options.compression_level = static_cast<int>(data[size - 1] % 10);
-    options.fast_filter = static_cast<service::PngRowFilter>(data[size - 1] / 10 % 5);
-    options.threads = 1 + data[size - 1] % 3;
-    // As the service encodes by default: opaque images as RGB.
-    options.opaque_as_rgb = data[size - 1] / 50 % 2 == 1;
-    absl::StatusOr<std::string> encoded =
-        service::EncodePng(pixels, info->width, info->height, info->format, options);
+  // What decoded must encode, with either encoder (and the fast one's own
+  // runs coder forced, which level 1 reaches only where its sample picks
+  // it), and decode again to the same pixels. The input's last byte picks
+  // level, filter and RGB-if-opaque, so all are fuzzed.
+  const uint8_t pick = data[size - 1];
+  auto round_trip = [&](const absl::StatusOr<std::string>& encoded, const char* encoder) {
     FUZZ_CHECK(encoded.ok(), encoded.status().ToString());
     const std::span<const std::byte> again_png(
         reinterpret_cast<const std::byte*>(encoded->data()), encoded->size());
@@ -85,9 +77,29 @@ int FuzzPngDecode(const uint8_t* data, size_t size) {
     const absl::Status redecoded =
         service::DecodePngInto("roundtrip.png", again_png, *again_info, again);
     FUZZ_CHECK(redecoded.ok(), redecoded.ToString());
-    FUZZ_CHECK(again == pixels, absl::StrCat("round trip changed the pixels (encoder ",
-                                             static_cast<int>(encoder), ")"));
+    FUZZ_CHECK(again == pixels, absl::StrCat("round trip changed the pixels (", encoder, ")"));
+  };
+  for (const service::PngEncoder encoder :
+       {service::PngEncoder::kFast, service::PngEncoder::kLibpng}) {
+    service::PngEncodeOptions options;
+    options.encoder = encoder;
+    options.single_fast_filter = size % 2 == 0;
+    options.compression_level = static_cast<int>(pick % 10);
+    options.fast_filter = static_cast<service::PngRowFilter>(pick / 10 % 5);
+    options.threads = 1 + pick % 3;
+    // As the service encodes by default: opaque images as RGB.
+    options.opaque_as_rgb = pick / 50 % 2 == 1;
+    round_trip(service::EncodePng(pixels, info->width, info->height, info->format, options),
+               encoder == service::PngEncoder::kFast ? "fast" : "libpng");
   }
+  round_trip(service::EncodePngFast(pixels, info->width, info->height,
+                                    info->format == graph::PixelFormat::kRgba16,
+                                    {.method = service::DeflateMethod::kRuns,
+                                     .filter = static_cast<service::PngRowFilter>(pick / 10 % 5),
+                                     .threads = 1 + pick % 3,
+                                     .min_piece_bytes = 1,
+                                     .opaque_as_rgb = pick / 50 % 2 == 1}),
+             "fast, runs coder");
   return 0;
 }
 

@@ -153,6 +153,7 @@ struct EncodeCase {
   bool sixteen;
   PngRowFilter filter;
   int level;
+  DeflateMethod method = DeflateMethod::kIsal;
 };
 
 class FastEncode : public ::testing::TestWithParam<EncodeCase> {};
@@ -166,7 +167,11 @@ TEST_P(FastEncode, LibpngDecodesTheInputForAnyThreadCount) {
     // Small pieces so that even this image is split `threads` ways.
     absl::StatusOr<std::string> png = EncodePngFast(
         pixels, width, height, c.sixteen,
-        {.isal_level = c.level, .filter = c.filter, .threads = threads, .min_piece_bytes = 1});
+        {.isal_level = c.level,
+         .method = c.method,
+         .filter = c.filter,
+         .threads = threads,
+         .min_piece_bytes = 1});
     ASSERT_TRUE(png.ok()) << png.status();
     absl::StatusOr<PngChunks> chunks = ParsePngChunks("out", AsBytes(*png));
     ASSERT_TRUE(chunks.ok()) << chunks.status();
@@ -197,6 +202,10 @@ std::vector<EncodeCase> EncodeCases() {
     cases.push_back({sixteen, PngRowFilter::kPaeth, 0});
     cases.push_back({sixteen, PngRowFilter::kPaeth, 2});
     cases.push_back({sixteen, PngRowFilter::kPaeth, 3});
+    for (PngRowFilter f : {PngRowFilter::kNone, PngRowFilter::kPaeth, PngRowFilter::kAdaptive}) {
+      cases.push_back({sixteen, f, 1, DeflateMethod::kRuns});
+      cases.push_back({sixteen, f, 1, DeflateMethod::kSmallerOnSample});
+    }
   }
   return cases;
 }
@@ -406,6 +415,44 @@ TEST(FastEncode, DefaultAdaptiveStepRoundTripsAndStaysUnderZlibLevel1) {
         {.threads = threads == 1 ? 1 : 2, .adaptive_row_step = 1});
     ASSERT_TRUE(every_row.ok());
     EXPECT_LE(double(png->size()), 1.01 * double(every_row->size())) << threads;
+  }
+}
+
+// kSmallerOnSample goes on with the coder that wrote fewer bytes for each
+// piece's first slab: the runs coder on a photograph's residuals, ISA-L on
+// a tiled pattern (repeats at a longer distance than runs see). With runs
+// the file is byte for byte the one the runs coder alone writes; with
+// ISA-L it differs from ISA-L's alone only by the sample's flush.
+TEST(FastEncode, SampleKeepsTheSmallerCoderPerPiece) {
+  const uint32_t width = 700, height = 300;  // 840 KB: 3 slabs, or 2 pieces
+  const std::vector<std::byte> photo = PhotoLike(width, height, false, 21);
+  std::vector<std::byte> tiles(photo.size());
+  std::mt19937 rng(4);
+  std::vector<std::byte> tile(61 * 4);  // a noisy tile: no runs, but repeats
+  for (std::byte& b : tile) b = std::byte(rng() & 0xff);
+  for (size_t i = 0; i < tiles.size(); ++i) tiles[i] = tile[i % tile.size()];
+  for (int threads : {1, 2}) {
+    auto encode = [&](const std::vector<std::byte>& pixels, DeflateMethod method) {
+      absl::StatusOr<std::string> png = EncodePngFast(
+          pixels, width, height, false,
+          {.method = method, .filter = PngRowFilter::kPaeth, .threads = threads,
+           .min_piece_bytes = 1});
+      EXPECT_TRUE(png.ok()) << png.status();
+      EXPECT_EQ(*Decode(*png, true), pixels);
+      return png.value_or("");
+    };
+    SCOPED_TRACE(::testing::Message() << threads << " pieces");
+    const std::string photo_runs = encode(photo, DeflateMethod::kRuns);
+    const std::string photo_isal = encode(photo, DeflateMethod::kIsal);
+    EXPECT_LT(photo_runs.size(), photo_isal.size());
+    // (Compared as booleans: a failure would print megabytes.)
+    EXPECT_TRUE(encode(photo, DeflateMethod::kSmallerOnSample) == photo_runs);
+    const std::string tiles_runs = encode(tiles, DeflateMethod::kRuns);
+    const std::string tiles_isal = encode(tiles, DeflateMethod::kIsal);
+    EXPECT_LT(tiles_isal.size() * 5, tiles_runs.size()) << tiles_isal.size();
+    const std::string tiles_sampled = encode(tiles, DeflateMethod::kSmallerOnSample);
+    // The flush ends ISA-L's block: a new block header, ~100 bytes a piece.
+    EXPECT_LE(tiles_sampled.size(), tiles_isal.size() + 128 * size_t(threads));
   }
 }
 

@@ -19,6 +19,7 @@
 
 namespace {
 
+using rgfx::service::DeflateMethod;
 using rgfx::service::PngRowFilter;
 
 std::vector<std::byte> Pixels(uint32_t width, uint32_t height, bool sixteen, uint32_t seed) {
@@ -48,6 +49,7 @@ int Write(const std::string& dir) {
     int threads;
     int level;
     bool opaque_as_rgb = false;
+    DeflateMethod method = DeflateMethod::kIsal;
   } cases[] = {
       {"rgba8_paeth_1t", false, PngRowFilter::kPaeth, 1, 1},
       {"rgba8_sub_4t", false, PngRowFilter::kSub, 4, 1},
@@ -57,6 +59,12 @@ int Write(const std::string& dir) {
       {"rgba16_adaptive_5t", true, PngRowFilter::kAdaptive, 5, 2},
       {"opaque8_as_rgb_4t", false, PngRowFilter::kAdaptive, 4, 1, true},
       {"opaque16_as_rgb_2t", true, PngRowFilter::kAdaptive, 2, 1, true},
+      // Our own deflate coder (service/deflate_runs.h), and the default's
+      // choice between it and ISA-L.
+      {"rgba8_runs_3t", false, PngRowFilter::kAdaptive, 3, 1, false, DeflateMethod::kRuns},
+      {"rgba16_runs_1t", true, PngRowFilter::kPaeth, 1, 1, false, DeflateMethod::kRuns},
+      {"opaque8_as_rgb_sampled_4t", false, PngRowFilter::kAdaptive, 4, 1, true,
+       DeflateMethod::kSmallerOnSample},
   };
   uint32_t seed = 1;
   for (const Case& c : cases) {
@@ -72,6 +80,7 @@ int Write(const std::string& dir) {
     absl::StatusOr<std::string> png = rgfx::service::EncodePngFast(
         pixels, width, height, c.sixteen,
         {.isal_level = c.level,
+         .method = c.method,
          .filter = c.filter,
          .threads = c.threads,
          .min_piece_bytes = 1,
