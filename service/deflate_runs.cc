@@ -79,7 +79,8 @@ void EqualToPreviousMask(const uint8_t* data, size_t n, std::vector<uint64_t>& m
 // The 64 bits of `mask` from bit `at` on.
 inline uint64_t MaskBitsFrom(const std::vector<uint64_t>& mask, size_t at) {
   const size_t word = at / 64, shift = at % 64;
-  return shift == 0 ? mask[word] : (mask[word] >> shift) | (mask[word + 1] << (64 - shift));
+  // Without a branch on shift == 0 (a shift by 64 would be undefined).
+  return (mask[word] >> shift) | ((mask[word + 1] << 1) << (63 - shift));
 }
 
 // A token: bits 0-8 a literal/length symbol, bits 9-13 a length's extra
@@ -88,6 +89,7 @@ inline uint64_t MaskBitsFrom(const std::vector<uint64_t>& mask, size_t at) {
 // mispredict a branch or two per run otherwise).
 constexpr int kExtraShift = 9;
 constexpr uint16_t kSymbolMask = (1u << kExtraShift) - 1;
+constexpr size_t kTokenValues = size_t{1} << (kExtraShift + 5);
 
 // Appends tokens for the literals data[from, to) at `out`; returns the end.
 // Writes up to 15 tokens past the end (the caller leaves room; later
@@ -107,39 +109,47 @@ uint16_t* LiteralTokens(const uint8_t* data, size_t n, size_t from, size_t to, u
   return out + (to - from);
 }
 
-// Splits the block into literals and runs greedily from its start, as
-// zlib's Z_RLE does: at each position, if the next kMinRun bytes equal the
-// byte before them, a run of as many (up to kMaxRun) as are equal;
-// otherwise one literal. Returns the number of tokens written to `tokens`
-// (room for n + 16 at least); `equal` is scratch.
+// Splits the block into literals and runs as zlib's Z_RLE greedy parse
+// does (at each position, if the next kMinRun bytes equal the byte before
+// them, a run of as many as are equal, up to kMaxRun; otherwise one
+// literal). That parse's runs are exactly the stretches of set bits of the
+// equal-to-previous mask that are kMinRun or longer, cut into kMaxRun
+// pieces (a remainder under kMinRun is literals): so each 64-bit word
+// gives its stretches' starts with a few bit operations, and finding a run
+// does not wait on the previous run's length. Returns the number of tokens
+// written to `tokens` (room for n + 16 at least); `equal` is scratch.
 size_t Tokenize(const uint8_t* data, size_t n, std::vector<uint64_t>& equal, uint16_t* tokens) {
   EqualToPreviousMask(data, n, equal);
   uint16_t* out = tokens;
   size_t literals_from = 0;
-  // A run may start at bit k of `starts`: bits k, k + 1 and k + 2 of the
-  // mask set. 62 positions are looked at per step.
-  for (size_t i = 1; i + kMinRun <= n;) {
-    const uint64_t bits = MaskBitsFrom(equal, i);
-    const uint64_t starts = bits & (bits >> 1) & (bits >> 2) & (~uint64_t{0} >> 2);
-    if (starts == 0) {
-      i += 62;
-      continue;
+  uint64_t before = 0;  // the previous word
+  for (size_t w = 0; w * 64 < n; ++w) {
+    const uint64_t e = equal[w], next = equal[w + 1];
+    // Bit k: positions k, k + 1 and k + 2 all equal their previous byte,
+    // and position k - 1 does not (a stretch starts at k).
+    const uint64_t three = e & (e >> 1 | next << 63) & (e >> 2 | next << 62);
+    uint64_t starts = three & ~(e << 1 | before >> 63);
+    before = e;
+    for (; starts != 0; starts &= starts - 1) {
+      const size_t p = w * 64 + static_cast<size_t>(__builtin_ctzll(starts));
+      size_t stretch = 0;  // set bits from p on
+      for (;;) {
+        const uint64_t unset = ~MaskBitsFrom(equal, p + stretch);
+        const size_t more = unset == 0 ? 64 : static_cast<size_t>(__builtin_ctzll(unset));
+        stretch += more;
+        if (more < 64) break;
+      }
+      out = LiteralTokens(data, n, literals_from, p, out);
+      size_t at = p;
+      for (; stretch >= kMinRun;) {
+        const size_t length = std::min<size_t>(stretch, kMaxRun);
+        const LengthCode& code = kLengthCodes[length];
+        *out++ = static_cast<uint16_t>(code.symbol | code.extra << kExtraShift);
+        at += length;
+        stretch -= length;
+      }
+      literals_from = at;
     }
-    const size_t p = i + static_cast<size_t>(__builtin_ctzll(starts));
-    // The run's length: the mask's ones from p on, at most kMaxRun.
-    size_t length = 0;
-    for (;;) {
-      const uint64_t ones = ~MaskBitsFrom(equal, p + length);
-      const size_t more = ones == 0 ? 64 : static_cast<size_t>(__builtin_ctzll(ones));
-      length += more;
-      if (more < 64 || length >= kMaxRun) break;
-    }
-    length = std::min<size_t>(length, kMaxRun);
-    out = LiteralTokens(data, n, literals_from, p, out);
-    const LengthCode& code = kLengthCodes[length];
-    *out++ = static_cast<uint16_t>(code.symbol | code.extra << kExtraShift);
-    literals_from = p + length;
-    i = literals_from;
   }
   out = LiteralTokens(data, n, literals_from, n, out);
   return static_cast<size_t>(out - tokens);
@@ -302,7 +312,8 @@ struct BitSink {
 
 }  // namespace
 
-RunsDeflater::RunsDeflater(std::vector<uint8_t>& out) : out_(out), used_(out.size()) {}
+RunsDeflater::RunsDeflater(std::vector<uint8_t>& out)
+    : out_(out), token_bits_(new uint32_t[kTokenValues]), used_(out.size()) {}
 
 RunsDeflater::~RunsDeflater() = default;
 
@@ -373,28 +384,23 @@ void RunsDeflater::Block(std::span<const uint8_t> data, bool final) {
     Drain();
   }
 
-  // A token's bits: its symbol's code, then a length's extra bits and the
-  // distance code (distance 1: one 0 bit), 21 bits at most.
-  struct TokenCode {
-    uint16_t code;
-    uint8_t code_bits;
-    uint8_t all_bits;  // with the extra bits and the distance code
-  };
-  TokenCode token_codes[kSymbolMask + 1] = {};
-  for (int s = 0; s < kLitLenSymbols; ++s) {
-    token_codes[s] = {lit_codes[s], lit_lengths[s], lit_lengths[s]};
-  }
+  // Every token's bits, looked up whole: its symbol's code, then a
+  // length's extra bits and the distance code (distance 1: one 0 bit). An
+  // entry holds the bits (19 at most) and their count in the top byte.
+  // Only the entries of literals and of valid (length, extra) pairs are
+  // filled: those are the only tokens there are.
+  uint32_t* token_bits = token_bits_.get();
+  for (int b = 0; b < 256; ++b) token_bits[b] = lit_codes[b] | uint32_t{lit_lengths[b]} << 24;
   for (int length = kMinRun; length <= kMaxRun; ++length) {
     const LengthCode& code = kLengthCodes[length];
-    token_codes[code.symbol].all_bits =
-        static_cast<uint8_t>(lit_lengths[code.symbol] + code.extra_bits + dist_lengths[0]);
+    const int code_bits = lit_lengths[code.symbol];
+    static_assert(kDistanceOneCode == 0, "the distance code is sent as a zero bit: none to add");
+    token_bits[code.symbol | code.extra << kExtraShift] =
+        (lit_codes[code.symbol] | uint32_t{code.extra} << code_bits) |
+        static_cast<uint32_t>(code_bits + code.extra_bits + dist_lengths[0]) << 24;
   }
-  static_assert(kDistanceOneCode == 0, "the distance code is sent as the zero bits above");
-  auto bits_of = [&](uint16_t token) {
-    const TokenCode& c = token_codes[token & kSymbolMask];
-    return c.code | uint64_t{static_cast<uint32_t>(token >> kExtraShift)} << c.code_bits;
-  };
-  auto size_of = [&](uint16_t token) { return int{token_codes[token & kSymbolMask].all_bits}; };
+  auto bits_of = [&](uint16_t token) { return uint64_t{token_bits[token] & 0xffffffu}; };
+  auto size_of = [&](uint16_t token) { return static_cast<int>(token_bits[token] >> 24); };
   // The bit buffer is one long chain of dependent shifts: tokens are
   // joined in threes off that chain first (57 bits at most, what the
   // buffer has free), then each group is one Put.

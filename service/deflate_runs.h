@@ -54,6 +54,7 @@ class RunsDeflater {
   std::unique_ptr<uint16_t[]> tokens_;
   size_t token_room_ = 0;
   std::vector<uint64_t> equal_;
+  std::unique_ptr<uint32_t[]> token_bits_;  // a block's code for each token value
   size_t used_;        // bytes of out_ written
   uint64_t bits_ = 0;  // bits not yet written, the oldest in the low end
   int count_ = 0;
