@@ -14,7 +14,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <vector>
 
@@ -49,12 +48,6 @@ class RunsDeflater {
   void Reserve(size_t bytes);
 
   std::vector<uint8_t>& out_;
-  // Scratch kept from block to block (a fresh zeroed buffer per block costs
-  // page faults and a memset as large as the block's tokens).
-  std::unique_ptr<uint16_t[]> tokens_;
-  size_t token_room_ = 0;
-  std::vector<uint64_t> equal_;
-  std::unique_ptr<uint32_t[]> token_bits_;  // a block's code for each token value
   size_t used_;        // bytes of out_ written
   uint64_t bits_ = 0;  // bits not yet written, the oldest in the low end
   int count_ = 0;
