@@ -27,6 +27,8 @@ struct DeviceCaps {
   uint32_t max_push_constants_bytes = 128;
   uint32_t min_storage_buffer_offset_alignment = 256;
   uint32_t subgroup_size = 32;
+  // Relative subgroup shuffles (subgroupShuffleUp) in compute shaders.
+  bool subgroup_shuffle_relative = false;
   bool shader_float16 = false;
   // 8-bit integers in storage buffers and in shaders (the export's PNG
   // scanlines are bytes at any offset), enabled on the device when present.
@@ -49,6 +51,7 @@ inline DeviceCaps LavapipeLikeCaps() {
   caps.name = "test device (lavapipe limits)";
   caps.type = "cpu";
   caps.subgroup_size = 8;
+  caps.subgroup_shuffle_relative = true;
   caps.min_storage_buffer_offset_alignment = 16;
   caps.timestamps_supported = true;
   caps.timestamp_valid_bits = 64;

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
@@ -106,23 +107,36 @@ double PrefixRoundingPsnr(const BoxStack& stack, int radius, int n_max, bool bot
 
 namespace {
 
+// Segment totals the fused shader keeps in shared memory (its kTotals): one
+// per chunk of a line's segments that share a subgroup.
+uint64_t FusedTotals(uint64_t lines, uint64_t threads, uint64_t subgroup_size, bool columns) {
+  const uint64_t segments = threads / lines;
+  const uint64_t chunk =
+      columns ? std::max<uint64_t>(1, subgroup_size / lines) : std::min(subgroup_size, segments);
+  return lines * (segments / chunk);
+}
+
 // Must match the shared arrays of gaussian_blur_boxes_fused.comp: the lines'
-// n + 1 sums, one total per invocation, mean/first/last per line (vec4
-// each) and the box table (kLargeRadiusBoxes vec2).
-uint64_t FusedSharedBytes(uint64_t n, uint64_t lines, uint64_t threads) {
-  return 16 * (lines * (n + 1) + threads + 3 * lines) + 8 * kLargeRadiusBoxes;
+// n + 1 sums, the segment totals, mean/first/last per line (vec4 each) and
+// the box table (kLargeRadiusBoxes vec2).
+uint64_t FusedSharedBytes(uint64_t n, uint64_t lines, uint64_t totals) {
+  return 16 * (lines * (n + 1) + totals + 3 * lines) + 8 * kLargeRadiusBoxes;
 }
 
 }  // namespace
 
 FusedGeometry ChooseFusedGeometry(uint32_t n, uint32_t lines, uint32_t shared_bytes,
-                                  uint32_t max_invocations) {
+                                  uint32_t max_invocations, uint32_t subgroup_size) {
   FusedGeometry g;
   // 256 invocations: enough to hide the scan's barriers and few enough that
   // several workgroups share a multiprocessor beside their ~35 KB.
   uint32_t threads = 1;
   while (threads * 2 <= std::min(256u, max_invocations)) threads *= 2;
   if (threads < kLargeRadiusBoxes || n == 0) return g;  // the box table is loaded by lane
+  // The scan shuffles within subgroups and numbers invocations by subgroup
+  // and lane: whole subgroups only. Without shuffles the two-dispatch path
+  // runs.
+  if (subgroup_size == 0 || subgroup_size > threads || threads % subgroup_size != 0) return g;
   // Lines per workgroup: up to 16 (16 RGBA16F pixels fill a 128-byte
   // memory line, so a strip of columns reads whole lines), no more than the
   // image has, as many as fit.
@@ -131,15 +145,20 @@ FusedGeometry ChooseFusedGeometry(uint32_t n, uint32_t lines, uint32_t shared_by
   const uint32_t rounded =
       (n + kFusedCapacityStep - 1) / kFusedCapacityStep * kFusedCapacityStep;
   for (uint32_t l = wanted; l >= 1; l /= 2) {
+    // The chunks differ for rows and columns (which lanes share a line);
+    // the larger count bounds both.
+    const uint64_t totals = std::max(FusedTotals(l, threads, subgroup_size, false),
+                                     FusedTotals(l, threads, subgroup_size, true));
     for (const uint32_t capacity : {rounded, n}) {
-      if (FusedSharedBytes(capacity, l, threads) > shared_bytes) continue;
+      if (FusedSharedBytes(capacity, l, totals) > shared_bytes) continue;
       g.threads = threads;
       g.lines_per_group = l;
       g.capacity = capacity;
       const uint32_t segments = threads / l;
       g.segment = (capacity + segments - 1) / segments;
       if (g.segment % 2 == 0) ++g.segment;  // odd: neighbours scan in different banks
-      g.shared_bytes = static_cast<uint32_t>(FusedSharedBytes(capacity, l, threads));
+      g.shared_bytes = static_cast<uint32_t>(FusedSharedBytes(capacity, l, totals));
+      g.subgroup_size = subgroup_size;
       return g;
     }
   }
@@ -150,8 +169,9 @@ double FusedScanRoundings(const FusedGeometry& g) {
   const uint32_t segments = g.threads / std::max(1u, g.lines_per_group);
   int levels = 0;
   while ((1u << levels) < segments) ++levels;
-  // Subtracting the mean, Kahan's ~1.5 and the tree's levels.
-  return 1 + 1.5 + levels;
+  // Subtracting the mean, Kahan's ~1.5, the tree's levels and the sum of
+  // the within-chunk and across-chunk prefixes.
+  return 1 + 1.5 + levels + 1;
 }
 
 namespace {
@@ -226,8 +246,10 @@ class LargeRadiusBlur final : public BlurVariant {
     std::vector<FusedGeometry> fused;
     bool any_unfused = false;
     for (const AxisLayout& a : axes) {
-      FusedGeometry g = ChooseFusedGeometry(a.n, a.lines, config.caps.max_compute_shared_memory_bytes,
-                                            config.caps.max_workgroup_invocations);
+      FusedGeometry g = ChooseFusedGeometry(
+          a.n, a.lines, config.caps.max_compute_shared_memory_bytes,
+          config.caps.max_workgroup_invocations,
+          config.caps.subgroup_shuffle_relative ? config.caps.subgroup_size : 0);
       if (g.lines_per_group != 0 &&
           (g.threads > config.caps.max_workgroup_size[0] ||
            DivideRoundingUp(a.lines, g.lines_per_group) > config.caps.max_workgroup_count[0])) {
@@ -270,13 +292,15 @@ class LargeRadiusBlur final : public BlurVariant {
       const bool rows = a.pixel_stride == 1;
       if (g.lines_per_group != 0) {
         k.shader = kShaderFused;
-        k.spec.values = {g.threads, g.lines_per_group, g.capacity, g.segment, rows ? 0u : 1u};
+        k.spec.values = {g.threads,  g.lines_per_group, g.capacity,
+                         g.segment,  rows ? 0u : 1u,    g.subgroup_size};
         k.groups_x = DivideRoundingUp(a.lines, g.lines_per_group);
         k.details = absl::StrCat("fused: one dispatch, ", g.lines_per_group,
                                  rows ? " rows" : " columns", " per workgroup of ", g.threads,
                                  ", prefix sums in shared memory (", g.shared_bytes,
                                  " bytes; mean-free, scanned in segments of ", g.segment,
-                                 " px); ", stack.coeffs.size(), " boxes");
+                                 " px, shuffles within subgroups of ", g.subgroup_size,
+                                 "); ", stack.coeffs.size(), " boxes");
         roundings = std::max(roundings, FusedScanRoundings(g));
         prepared.steps.push_back(k);
         continue;

@@ -60,13 +60,18 @@ struct FusedGeometry {
   // keeps every pipeline it makes: one per length would grow with every
   // image size a client sends).
   uint32_t capacity = 0;
+  // The subgroups the scan shuffles within (the device's size).
+  uint32_t subgroup_size = 0;
 };
 constexpr uint32_t kFusedCapacityStep = 64;
+// subgroup_size: the device's, where it has relative subgroup shuffles in
+// compute shaders; 0 where it does not (nothing fuses then).
 FusedGeometry ChooseFusedGeometry(uint32_t n, uint32_t lines, uint32_t shared_bytes,
-                                  uint32_t max_invocations);
+                                  uint32_t max_invocations, uint32_t subgroup_size);
 
 // Roundings of one fused prefix sum: the line mean's subtraction, the Kahan
-// segment scan and one per level of the segment totals' scan.
+// segment scan, one per level of the segment totals' scan and one where its
+// within-subgroup and across-subgroup parts meet.
 double FusedScanRoundings(const FusedGeometry& g);
 
 }  // namespace rgfx::passes

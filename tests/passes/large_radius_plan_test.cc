@@ -32,6 +32,8 @@ gpu::DeviceCaps H100Caps() {
   gpu::DeviceCaps caps;
   caps.name = "test device (H100 limits)";
   caps.max_compute_shared_memory_bytes = 48 << 10;
+  caps.subgroup_size = 32;
+  caps.subgroup_shuffle_relative = true;
   return caps;
 }
 
@@ -71,8 +73,10 @@ TEST(LargeRadiusPlan, FullHdOnAnH100FusesBothAxesWithoutTemporarySums) {
       const passes::StepKernel& v = p.prepared.steps[1];
       EXPECT_TRUE(Fused(h)) << h.details;
       EXPECT_TRUE(Fused(v)) << v.details;
-      // threads, lines per workgroup, capacity (n rounded up to 64), segment, columns.
-      ASSERT_EQ(h.spec.values.size(), 5u);
+      // threads, lines per workgroup, capacity (n rounded up to 64), segment,
+      // columns, subgroup size.
+      ASSERT_EQ(h.spec.values.size(), 6u);
+      EXPECT_EQ(h.spec.values[5], 32u);
       EXPECT_EQ(h.spec.values[0], 256u);
       EXPECT_EQ(h.spec.values[1], 1u);  // a 1920-pixel row takes 30 KB
       EXPECT_EQ(h.spec.values[2], 1920u);
@@ -126,37 +130,63 @@ TEST(LargeRadiusPlan, LinesThatDoNotFitTakeTheTwoDispatchPath) {
 }
 
 TEST(LargeRadiusPlan, FusedGeometryCoversEveryPixelWithinTheSharedMemory) {
-  for (uint32_t shared : {16u << 10, 32u << 10, 48u << 10, 64u << 10}) {
-    for (uint32_t invocations : {128u, 256u, 1024u}) {
-      for (uint32_t n = 1; n <= 5000; n += (n < 40 ? 1 : 37)) {
-        for (uint32_t lines : {1u, 3u, 1080u}) {
-          SCOPED_TRACE(absl::StrCat("n ", n, " lines ", lines, " shared ", shared, " invocations ",
-                                    invocations));
-          const FusedGeometry g = passes::ChooseFusedGeometry(n, lines, shared, invocations);
-          // The smallest workgroup's footprint: one line, the totals, the
-          // per-line values and the box table.
-          const uint64_t one_line = 16ull * (n + 1 + std::min(256u, invocations) + 3) + 64;
-          if (g.lines_per_group == 0) {
-            EXPECT_GT(one_line, shared);
-            continue;
+  for (uint32_t subgroup : {8u, 32u, 64u}) {
+    for (uint32_t shared : {16u << 10, 32u << 10, 48u << 10, 64u << 10}) {
+      for (uint32_t invocations : {128u, 256u, 1024u}) {
+        for (uint32_t n = 1; n <= 5000; n += (n < 40 ? 1 : 37)) {
+          for (uint32_t lines : {1u, 3u, 1080u}) {
+            SCOPED_TRACE(absl::StrCat("n ", n, " lines ", lines, " shared ", shared,
+                                      " invocations ", invocations, " subgroup ", subgroup));
+            const FusedGeometry g =
+                passes::ChooseFusedGeometry(n, lines, shared, invocations, subgroup);
+            // The smallest workgroup's footprint: one line, one total per
+            // subgroup, the per-line values and the box table.
+            const uint32_t threads = std::min(256u, invocations);
+            const uint64_t one_line = 16ull * (n + 1 + threads / subgroup + 3) + 64;
+            if (g.lines_per_group == 0) {
+              EXPECT_GT(one_line, shared);
+              continue;
+            }
+            EXPECT_LE(one_line, shared);
+            EXPECT_LE(g.shared_bytes, shared);
+            EXPECT_LE(g.threads, invocations);
+            EXPECT_EQ(g.subgroup_size, subgroup);
+            EXPECT_EQ(g.threads % subgroup, 0u);
+            EXPECT_EQ(g.threads & (g.threads - 1), 0u);
+            EXPECT_EQ(g.lines_per_group & (g.lines_per_group - 1), 0u);
+            EXPECT_LE(g.lines_per_group, 16u);
+            EXPECT_EQ(g.segment % 2, 1u);
+            EXPECT_GE(uint64_t(g.segment) * (g.threads / g.lines_per_group), g.capacity);
+            // The capacity holds the line; rounded up to 64 unless only n fits.
+            EXPECT_GE(g.capacity, n);
+            EXPECT_TRUE(g.capacity % passes::kFusedCapacityStep == 0 || g.capacity == n);
+            EXPECT_LT(g.capacity, n + passes::kFusedCapacityStep);
+            // No more lines per workgroup than the image has (rounded up).
+            EXPECT_LT(g.lines_per_group / 2, lines);
           }
-          EXPECT_LE(one_line, shared);
-          EXPECT_LE(g.shared_bytes, shared);
-          EXPECT_LE(g.threads, invocations);
-          EXPECT_EQ(g.threads & (g.threads - 1), 0u);
-          EXPECT_EQ(g.lines_per_group & (g.lines_per_group - 1), 0u);
-          EXPECT_LE(g.lines_per_group, 16u);
-          EXPECT_EQ(g.segment % 2, 1u);
-          EXPECT_GE(uint64_t(g.segment) * (g.threads / g.lines_per_group), g.capacity);
-          // The capacity holds the line; rounded up to 64 unless only n fits.
-          EXPECT_GE(g.capacity, n);
-          EXPECT_TRUE(g.capacity % passes::kFusedCapacityStep == 0 || g.capacity == n);
-          EXPECT_LT(g.capacity, n + passes::kFusedCapacityStep);
-          // No more lines per workgroup than the image has (rounded up).
-          EXPECT_LT(g.lines_per_group / 2, lines);
         }
       }
     }
+  }
+}
+
+// The scan shuffles within subgroups: a device without relative shuffles,
+// or whose subgroups do not divide the workgroup, takes the two-dispatch
+// path.
+TEST(LargeRadiusPlan, NoSubgroupShufflesNoFusing) {
+  EXPECT_EQ(passes::ChooseFusedGeometry(1920, 1080, 48 << 10, 1024, 0).lines_per_group, 0u);
+  EXPECT_EQ(passes::ChooseFusedGeometry(1920, 1080, 48 << 10, 1024, 512).lines_per_group, 0u);
+  EXPECT_EQ(passes::ChooseFusedGeometry(1920, 1080, 48 << 10, 1024, 24).lines_per_group, 0u);
+  gpu::DeviceCaps caps = H100Caps();
+  caps.subgroup_shuffle_relative = false;
+  const Planned p = Plan(Config(1920, 1080, 64, caps));
+  ASSERT_EQ(p.prepared.steps.size(), 2u);
+  for (const passes::StepKernel& k : p.prepared.steps) EXPECT_FALSE(Fused(k)) << k.details;
+  const Planned q = Plan(Config(1920, 1080, 64, H100Caps()));
+  for (const passes::StepKernel& k : q.prepared.steps) {
+    EXPECT_TRUE(Fused(k)) << k.details;
+    ASSERT_EQ(k.spec.values.size(), 6u);
+    EXPECT_EQ(k.spec.values[5], 32u);  // the shader's kSubgroupSize
   }
 }
 
@@ -176,13 +206,14 @@ TEST(LargeRadiusPlan, NearbySizesShareTheirPipelines) {
 
 TEST(LargeRadiusPlan, StatedRoundingCountsTheFusedScan) {
   const passes::BoxStack stack = passes::ChooseBoxStack(64, 32);
-  const FusedGeometry g = passes::ChooseFusedGeometry(1920, 1080, 48 << 10, 1024);
+  const FusedGeometry g = passes::ChooseFusedGeometry(1920, 1080, 48 << 10, 1024, 32);
   const double two_dispatch = passes::PrefixRoundingPsnr(stack, 64, 1920, true);
   const double fused = passes::PrefixRoundingPsnr(stack, 64, 1920, true,
                                                   passes::FusedScanRoundings(g));
-  // 256 segments: 8 levels plus 2.5 roundings against 1.5.
-  EXPECT_NEAR(passes::FusedScanRoundings(g), 10.5, 1e-12);
-  EXPECT_NEAR(two_dispatch - fused, 10 * std::log10(10.5 / 1.5), 1e-9);
+  // 256 segments: 8 levels, plus 3.5 roundings (the mean, Kahan, where the
+  // subgroup and cross-subgroup prefixes meet), against 1.5.
+  EXPECT_NEAR(passes::FusedScanRoundings(g), 11.5, 1e-12);
+  EXPECT_NEAR(two_dispatch - fused, 10 * std::log10(11.5 / 1.5), 1e-9);
   EXPECT_GT(fused, 100.0);  // far below the staircase's own error
 }
 

@@ -256,8 +256,9 @@ TEST_F(LargeRadiusTest, LinesTooLongForSharedMemoryTakeTheTwoDispatchPath) {
 TEST_F(LargeRadiusTest, LongestFusedLineAndOneMore) {
   const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
   uint32_t longest = 1;
+  const uint32_t subgroup = caps.subgroup_shuffle_relative ? caps.subgroup_size : 0;
   while (passes::ChooseFusedGeometry(longest + 1, 1, caps.max_compute_shared_memory_bytes,
-                                     caps.max_workgroup_invocations)
+                                     caps.max_workgroup_invocations, subgroup)
              .lines_per_group != 0) {
     ++longest;
   }
