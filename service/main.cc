@@ -3,7 +3,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <thread>
+#include <utility>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -116,6 +121,23 @@ int Fail(const std::string& message) {
   return 1;
 }
 
+// A flag that names one of a few choices: its value, or nothing (after
+// logging "--flag must be a, b or c, not 'x'") when it names none of them.
+template <typename T>
+std::optional<T> ParseChoice(std::string_view flag, const std::string& value,
+                             std::initializer_list<std::pair<std::string_view, T>> choices) {
+  std::string names;
+  size_t k = 0;
+  for (const auto& [name, choice] : choices) {
+    if (name == value) return choice;
+    names += k == 0 ? "" : k + 1 == choices.size() ? " or " : ", ";
+    names += name;
+    ++k;
+  }
+  Fail("--" + std::string(flag) + " must be " + names + ", not '" + value + "'");
+  return std::nullopt;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -174,26 +196,20 @@ int main(int argc, char** argv) {
   if (options.config.png_encode_threads < 0) {
     return Fail("--png_encode_threads must be 0 (by load) or more");
   }
-  const std::string png_deflate = absl::GetFlag(FLAGS_png_deflate);
-  if (png_deflate == "auto") {
-    options.config.png_level1_deflate = rgfx::service::DeflateMethod::kSmallerOnSample;
-  } else if (png_deflate == "runs") {
-    options.config.png_level1_deflate = rgfx::service::DeflateMethod::kRuns;
-  } else if (png_deflate == "isal") {
-    options.config.png_level1_deflate = rgfx::service::DeflateMethod::kIsal;
-  } else {
-    return Fail("--png_deflate must be auto, runs or isal, not '" + png_deflate + "'");
-  }
-  const std::string png_rows = absl::GetFlag(FLAGS_gpu_png_rows);
-  if (png_rows == "auto") {
-    options.config.gpu_png_rows = rgfx::service::GpuPngRows::kAuto;
-  } else if (png_rows == "on") {
-    options.config.gpu_png_rows = rgfx::service::GpuPngRows::kOn;
-  } else if (png_rows == "off") {
-    options.config.gpu_png_rows = rgfx::service::GpuPngRows::kOff;
-  } else {
-    return Fail(absl::StrCat("--gpu_png_rows must be auto, on or off, not '", png_rows, "'"));
-  }
+  using rgfx::service::DeflateMethod;
+  using rgfx::service::GpuPngRows;
+  const std::optional<DeflateMethod> png_deflate =
+      ParseChoice<DeflateMethod>("png_deflate", absl::GetFlag(FLAGS_png_deflate),
+                                 {{"auto", DeflateMethod::kSmallerOnSample},
+                                  {"runs", DeflateMethod::kRuns},
+                                  {"isal", DeflateMethod::kIsal}});
+  if (!png_deflate) return 1;
+  options.config.png_level1_deflate = *png_deflate;
+  const std::optional<GpuPngRows> png_rows = ParseChoice<GpuPngRows>(
+      "gpu_png_rows", absl::GetFlag(FLAGS_gpu_png_rows),
+      {{"auto", GpuPngRows::kAuto}, {"on", GpuPngRows::kOn}, {"off", GpuPngRows::kOff}});
+  if (!png_rows) return 1;
+  options.config.gpu_png_rows = *png_rows;
   options.engine.memory_idle_release = absl::Seconds(absl::GetFlag(FLAGS_memory_idle_release_s));
   options.engine.host_memory_budget = absl::GetFlag(FLAGS_host_memory_budget_mb) << 20;
   options.engine.gpu_memory_budget = absl::GetFlag(FLAGS_gpu_memory_budget_mb) << 20;

@@ -18,8 +18,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <string>
 #include <limits>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
