@@ -68,17 +68,28 @@ constexpr Tile kBothAxesTiles[] = {
     {64, 32, false}, {32, 32, false}, {32, 32, true}, {32, 16, true}, {16, 16, true}};
 
 // The staged tile with its halo, the rows blurred from it unless they go
-// back over it, and the weights.
+// back over it, and the weights. Each array's rows hold one pixel more than
+// they use (the shader's odd strides, against bank conflicts).
 uint64_t BothAxesSharedBytes(Tile tile, uint32_t radius, uint32_t pixel_bytes) {
   const uint64_t in_h = tile.height + 2 * radius;
-  const uint64_t rows = tile.in_place ? 1 : in_h * tile.width;
-  return (in_h * (tile.width + 2 * radius) + rows) * pixel_bytes + 4 * (uint64_t{radius} + 1);
+  const uint64_t rows = tile.in_place ? 1 : in_h * (tile.width + 1);
+  return (in_h * (tile.width + 2 * radius + 1) + rows) * pixel_bytes + 4 * (uint64_t{radius} + 1);
 }
 
 // Runs of 8 row outputs the shader's 256 invocations take, at most 2 each
 // (kMaxRowItems there).
 bool BothAxesRowRunsFit(Tile tile, uint32_t radius) {
   return uint64_t{tile.height + 2 * radius} * (tile.width / 8) <= 2 * 256;
+}
+
+// Outputs per column run: the longest (up to 8) that still gives each of
+// the 256 invocations a run, so that no lane idles in the column pass.
+// H100, r = 8, 32x32 tiles (128 runs of 8 or 256 of 4): RGBA16F 41.0 ->
+// 39.2 us, RGBA32F 51.5 -> 50.4 (docs/PERFORMANCE.md).
+uint32_t BothAxesColumnRun(Tile tile) {
+  uint32_t run = 8;
+  while (run > 2 && tile.width * tile.height / run < 256) run /= 2;
+  return run;
 }
 
 // The one-dispatch kernel for both axes, or nothing when the radius is
@@ -99,7 +110,8 @@ std::optional<StepKernel> PlanBothAxes(const BlurConfig& config, uint32_t pixel_
     StepKernel k;
     k.layout = {e.width, e.height, e.width, 1, e.width, 1};
     k.shader = kShaderBothAxes;
-    k.spec.values = {256, radius, tile.width, tile.height, tile.in_place ? 1u : 0u};
+    k.spec.values = {256, radius, tile.width, tile.height, tile.in_place ? 1u : 0u,
+                     BothAxesColumnRun(tile)};
     k.groups_x = gx;
     k.groups_y = gy;
     k.details = absl::StrCat("both axes in one dispatch: ", tile.width, "x", tile.height,

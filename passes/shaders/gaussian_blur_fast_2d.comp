@@ -11,10 +11,16 @@
 // longer needed: one array, a larger tile. So
 // the image is read and written once for both axes, where two steps read
 // and write it twice; the halo's extra reads mostly hit the cache at small R.
-// Each invocation takes runs of kRun consecutive outputs along the axis it
-// blurs, so every staged pixel it reads feeds up to kRun multiply-adds.
+// Each invocation takes runs of consecutive outputs along the axis it blurs
+// (kRun along rows, kColRun along columns), so every staged pixel it reads
+// feeds up to that many multiply-adds.
 // Borders are resolved while staging; the rows of the halo are blurred like
 // any other, which is what the two-step paths compute for them.
+// Both shared arrays have an odd row stride (in pixels) and the row pass
+// gives adjacent invocations adjacent rows: the pixels a half (RGBA16F) or
+// quarter (RGBA32F) subgroup reads at once then sit in distinct banks. With
+// even strides and runs of one row side by side, 8 invocations read the
+// same bank and the row pass ran 8 shared-memory rounds per read.
 #include "shader_interface.h"
 #include "working_format.glsl"
 #include "border.glsl"
@@ -24,6 +30,9 @@ layout(constant_id = 1) const int kRadius = 0;
 layout(constant_id = 2) const int kTileW = 32;  // multiples of kRun
 layout(constant_id = 3) const int kTileH = 32;
 layout(constant_id = 4) const int kInPlace = 0;  // 1: blurred rows over the staged pixels
+// Outputs per column run (8, 4 or 2; divides kTileH): the planner makes
+// the runs at least as many as the invocations.
+layout(constant_id = 5) const int kColRun = 8;
 
 layout(push_constant) uniform Push {
   uint width;
@@ -38,13 +47,16 @@ layout(std430, binding = 2) readonly buffer WeightsBlock { float weights[]; };  
 const int kRun = 8;
 const int kInW = kTileW + 2 * kRadius;
 const int kInH = kTileH + 2 * kRadius;
+const int kInStride = kInW + 1;     // odd: kInW is even
+const int kRowStride = kTileW + 1;  // odd: kTileW is a multiple of kRun
+const int kLoads = (kInW * kInH + 255) / 256;  // staged pixels per invocation
 // Row runs per invocation, at most (the planner keeps kInH * kTileW / kRun
 // <= 2 * 256).
 const int kMaxRowItems = 2;
 // The staged tile; in place, after the row pass, the blurred rows.
-shared WORKING_PIXEL staged[kInH * kInW];
-// The blurred rows, kTileW apart (one element when in place).
-const int kRowsSize = 1 + (1 - kInPlace) * (kInH * kTileW - 1);
+shared WORKING_PIXEL staged[kInH * kInStride];
+// The blurred rows, kRowStride apart (one element when in place).
+const int kRowsSize = 1 + (1 - kInPlace) * (kInH * kRowStride - 1);
 shared WORKING_PIXEL rows_apart[kRowsSize];
 shared float w[kRadius + 1];
 
@@ -71,26 +83,36 @@ void main() {
   const int x0 = int(gl_WorkGroupID.x) * kTileW, y0 = int(gl_WorkGroupID.y) * kTileH;
   const int width = int(pc.width), height = int(pc.height);
   for (int k = lane; k <= kRadius; k += 256) w[k] = weights[k];
-  for (int q = lane; q < kInW * kInH; q += 256) {
+  // Every load issued before any store: the workgroup waits for memory
+  // once, not once per pixel it stages.
+  WORKING_PIXEL loaded[kLoads];
+  [[unroll]] for (int u = 0; u < kLoads; ++u) {
+    const int q = lane + 256 * u;
     const int x = BorderIndex(x0 - kRadius + q % kInW, width, pc.border);
     const int y = BorderIndex(y0 - kRadius + q / kInW, height, pc.border);
-    staged[q] = x >= 0 && y >= 0 ? src[uint(y) * pc.width + uint(x)] : Packed(vec4(0.0));
+    loaded[u] = Packed(vec4(0.0));
+    if (q < kInW * kInH && x >= 0 && y >= 0) loaded[u] = src[uint(y) * pc.width + uint(x)];
+  }
+  [[unroll]] for (int u = 0; u < kLoads; ++u) {
+    const int q = lane + 256 * u;
+    if (q < kInW * kInH) staged[q / kInW * kInStride + q % kInW] = loaded[u];
   }
   barrier();
 
   // Rows: run (r, c0) is outputs c0 .. c0 + kRun − 1 of staged row r,
-  // stored at r * kTileW + c0. In place they wait in registers until every
-  // invocation has read what it needs.
+  // stored at r * kRowStride + c0; adjacent invocations take adjacent rows.
+  // In place they wait in registers until every invocation has read what it
+  // needs.
   const int runs_per_row = kTileW / kRun;
   WORKING_PIXEL blurred[kMaxRowItems * kRun];
   [[unroll]] for (int j = 0; j < kMaxRowItems; ++j) {
     const int item = lane + 256 * j;
     if (item >= kInH * runs_per_row) break;
-    const int r = item / runs_per_row, c0 = (item % runs_per_row) * kRun;
+    const int r = item % kInH, c0 = (item / kInH) * kRun;
     vec4 acc[kRun];
     [[unroll]] for (int u = 0; u < kRun; ++u) acc[u] = vec4(0.0);
     [[unroll]] for (int t = 0; t < kRun + 2 * kRadius; ++t) {
-      const vec4 p = Unpacked(staged[r * kInW + c0 + t]);
+      const vec4 p = Unpacked(staged[r * kInStride + c0 + t]);
       [[unroll]] for (int u = 0; u < kRun; ++u) {
         const int tap = t - kRadius - u;
         if (tap >= -kRadius && tap <= kRadius) acc[u] += w[abs(tap)] * p;
@@ -100,7 +122,7 @@ void main() {
       if (kInPlace != 0) {
         blurred[j * kRun + u] = Packed(acc[u]);
       } else {
-        StoreRow(r * kTileW + c0 + u, Packed(acc[u]));
+        StoreRow(r * kRowStride + c0 + u, Packed(acc[u]));
       }
     }
   }
@@ -109,28 +131,28 @@ void main() {
     [[unroll]] for (int j = 0; j < kMaxRowItems; ++j) {
       const int item = lane + 256 * j;
       if (item >= kInH * runs_per_row) break;
-      const int r = item / runs_per_row, c0 = (item % runs_per_row) * kRun;
-      [[unroll]] for (int u = 0; u < kRun; ++u) StoreRow(r * kTileW + c0 + u, blurred[j * kRun + u]);
+      const int r = item % kInH, c0 = (item / kInH) * kRun;
+      [[unroll]] for (int u = 0; u < kRun; ++u) StoreRow(r * kRowStride + c0 + u, blurred[j * kRun + u]);
     }
   }
   barrier();
 
-  // Columns: run (c, r0) is outputs r0 .. r0 + kRun − 1 of column c;
+  // Columns: run (c, r0) is outputs r0 .. r0 + kColRun − 1 of column c;
   // adjacent invocations take adjacent columns, so the stores coalesce.
-  const int runs_per_column = kTileH / kRun;
+  const int runs_per_column = kTileH / kColRun;
   for (int item = lane; item < kTileW * runs_per_column; item += 256) {
-    const int c = item % kTileW, r0 = (item / kTileW) * kRun;
-    vec4 acc[kRun];
-    [[unroll]] for (int u = 0; u < kRun; ++u) acc[u] = vec4(0.0);
-    [[unroll]] for (int t = 0; t < kRun + 2 * kRadius; ++t) {
-      const vec4 p = Unpacked(LoadRow((r0 + t) * kTileW + c));
-      [[unroll]] for (int u = 0; u < kRun; ++u) {
+    const int c = item % kTileW, r0 = (item / kTileW) * kColRun;
+    vec4 acc[kColRun];
+    [[unroll]] for (int u = 0; u < kColRun; ++u) acc[u] = vec4(0.0);
+    [[unroll]] for (int t = 0; t < kColRun + 2 * kRadius; ++t) {
+      const vec4 p = Unpacked(LoadRow((r0 + t) * kRowStride + c));
+      [[unroll]] for (int u = 0; u < kColRun; ++u) {
         const int tap = t - kRadius - u;
         if (tap >= -kRadius && tap <= kRadius) acc[u] += w[abs(tap)] * p;
       }
     }
     const int x = x0 + c;
-    [[unroll]] for (int u = 0; u < kRun; ++u) {
+    [[unroll]] for (int u = 0; u < kColRun; ++u) {
       const int y = y0 + r0 + u;
       if (x < width && y < height) STORE_PIXEL(dst, uint(y) * pc.width + uint(x), acc[u]);
     }

@@ -172,8 +172,9 @@ TEST(FastBothAxesPlan, SmallRadiiTakeOneDispatchWhereATileFits) {
       const uint64_t pixel = working == PixelFormat::kRgba32F ? 16 : 8;
       const uint64_t in_h = tile_h + 2 * radius;
       const bool in_place = k.spec.values[4] != 0;
-      const uint64_t rows = in_place ? 1 : in_h * tile_w;
-      EXPECT_LE((in_h * (tile_w + 2 * radius) + rows) * pixel + 4 * (radius + 1), 48u << 10);
+      // Rows one pixel longer than used: the shader's odd strides.
+      const uint64_t rows = in_place ? 1 : in_h * (tile_w + 1);
+      EXPECT_LE((in_h * (tile_w + 2 * radius + 1) + rows) * pixel + 4 * (radius + 1), 48u << 10);
       EXPECT_LE(in_h * (tile_w / 8), 512u);
       // Two arrays while a tile of at least 32x32 fits so (RGBA16F: 64x32 to
       // r = 5, 32x32 beyond; RGBA32F: 32x32 to r = 4); in place beyond
@@ -185,6 +186,10 @@ TEST(FastBothAxesPlan, SmallRadiiTakeOneDispatchWhereATileFits) {
       EXPECT_EQ(k.details.find("rows over the staged pixels") != std::string::npos, in_place);
       EXPECT_EQ(tile_w % 8, 0u);
       EXPECT_EQ(tile_h % 8, 0u);
+      // Column runs: the longest of 8, 4, 2 that gives each of the 256
+      // invocations one (32x32: 4; 64x32: 8).
+      ASSERT_EQ(k.spec.values.size(), 6u);
+      EXPECT_EQ(k.spec.values[5], tile_w == 64 ? 8u : 4u);
       EXPECT_EQ(k.groups_x, (1920 + tile_w - 1) / tile_w);
       EXPECT_EQ(k.groups_y, (1080 + tile_h - 1) / tile_h);
       EXPECT_THAT(p.prepared.accuracy.summary, testing::HasSubstr("float rounding only"));
