@@ -43,6 +43,62 @@ std::vector<double> BoxStack::Kernel(int radius) const {
   return k;
 }
 
+namespace {
+
+// Σ m_k·g_k, Σ m_k·g_k² and Σ m_k over taps 0..j−1 (m_0 = 1, else 2: the
+// kernel is symmetric), so that a step's least-squares error is O(1).
+struct TapSums {
+  std::vector<double> g, g2, m;
+  explicit TapSums(const std::vector<double>& weights) : g{0}, g2{0}, m{0} {
+    for (size_t k = 0; k < weights.size(); ++k) {
+      const double mk = k == 0 ? 1 : 2;
+      g.push_back(g.back() + mk * weights[k]);
+      g2.push_back(g2.back() + mk * weights[k] * weights[k]);
+      m.push_back(m.back() + mk);
+    }
+  }
+  // Σ m_k·(g_k − h)² over taps lo..hi, h their weighted mean (the step's
+  // height).
+  double StepError(int lo, int hi) const {
+    const double sg = g[hi + 1] - g[lo], sm = m[hi + 1] - m[lo];
+    return std::max(0.0, (g2[hi + 1] - g2[lo]) - sg * sg / sm);
+  }
+};
+
+// Moves each breakpoint but the last (the radius) while that lowers the
+// staircase's squared distance to the Gaussian, in steps from radius/8 down
+// to 1 (coordinate descent from the equal-level start). The noise PSNR is
+// that distance's; on photographs it measured +1.8 to +3.9 dB for 8 boxes
+// at r = 64..1024 (docs/PERFORMANCE.md), at no cost on the GPU.
+void RefineBreaks(const std::vector<double>& weights, std::vector<int>& breaks) {
+  const TapSums sums(weights);
+  const auto pair_error = [&](size_t i, int at) {  // steps i and i + 1 with breaks[i] = at
+    const int lo = i > 0 ? breaks[i - 1] + 1 : 0;
+    return sums.StepError(lo, at) + sums.StepError(at + 1, breaks[i + 1]);
+  };
+  const int radius = breaks.back();
+  for (int step = std::max(1, radius / 8); step >= 1; step /= 2) {
+    // Each accepted move lowers the error by a relative 1e-12 at least, so
+    // this ends; the cap is a guard.
+    for (int round = 0, moved = 1; moved && round < 1000; ++round) {
+      moved = 0;
+      for (size_t i = 0; i + 1 < breaks.size(); ++i) {
+        for (int d : {-step, step}) {
+          const int at = breaks[i] + d;
+          const int lo = i > 0 ? breaks[i - 1] + 1 : 0;
+          if (at < lo || at >= breaks[i + 1]) continue;
+          if (pair_error(i, at) < pair_error(i, breaks[i]) * (1 - 1e-12)) {
+            breaks[i] = at;
+            moved = 1;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
 BoxStack ChooseBoxStack(int radius, double sigma, int levels) {
   const std::vector<double> g = GaussianWeights(radius, sigma);  // 0..radius, Σ over ±k = 1
   std::vector<int> breaks;
@@ -57,6 +113,7 @@ BoxStack ChooseBoxStack(int radius, double sigma, int levels) {
       if (k < radius && (breaks.empty() || breaks.back() != k)) breaks.push_back(k);
     }
     breaks.push_back(radius);
+    RefineBreaks(g, breaks);
   }
   // Step heights: the mean weight over the taps each step covers (tap 0
   // once, the others twice: the kernel is symmetric).

@@ -22,11 +22,12 @@ struct BoxStack {
   std::vector<double> Kernel(int radius) const;
 };
 
-// Breakpoints where the normalised Gaussian crosses `levels` equally spaced
-// values between its edge and its peak; each step's height is the mean of
-// the Gaussian over the taps it covers (least squares for the given steps),
-// so the weights still sum to 1. With radius + 1 <= levels every tap is its
-// own step: the exact kernel.
+// Breakpoints start where the normalised Gaussian crosses `levels` equally
+// spaced values between its edge and its peak, then move while that lowers
+// the squared distance to the Gaussian (each breakpoint in turn); each
+// step's height is the mean of the Gaussian over the taps it covers (least
+// squares for the given steps), so the weights still sum to 1. With
+// radius + 1 <= levels every tap is its own step: the exact kernel.
 BoxStack ChooseBoxStack(int radius, double sigma, int levels = kLargeRadiusBoxes);
 
 // Expected PSNR (dB, peak 1) against the exact blur on uniform white noise in
