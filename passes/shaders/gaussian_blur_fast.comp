@@ -43,6 +43,8 @@ layout(std430, binding = 2) readonly buffer WeightsBlock { float weights[]; };  
 // conflicts) where the plain layout would put them 8 pixels apart.
 const int kStride = (kCapacity + kOutputs - 1) / kOutputs;
 shared WORKING_PIXEL tile[kStride * kOutputs];
+// Staged pixels per invocation, at most (path 0).
+const int kLoads = (kCapacity + int(gl_WorkGroupSize.x) - 1) / int(gl_WorkGroupSize.x);
 
 int Swizzle(int j) { return (j % kOutputs) * kStride + j / kOutputs; }
 
@@ -107,9 +109,19 @@ void main() {
     int span = int(gl_WorkGroupSize.x) * kOutputs;
     int start = int(gl_WorkGroupID.x) * span;
     int count = min(span, int(pc.n) - start) + 2 * kRadius;
-    for (int j = int(gl_LocalInvocationIndex); j < count; j += int(gl_WorkGroupSize.x)) {
-      int i = BorderIndex(start - kRadius + j, int(pc.n), pc.border);
-      tile[Swizzle(j)] = i < 0 ? WORKING_PIXEL(0) : src[base + uint(i) * pc.pixel_stride];
+    // Every load issued before any store: the workgroup waits for memory
+    // once, not once per pixel it stages (H100, RGBA32F r = 64: 94.0 ->
+    // 83.3 us for the horizontal pass).
+    WORKING_PIXEL loaded[kLoads];
+    [[unroll]] for (int u = 0; u < kLoads; ++u) {
+      const int j = int(gl_LocalInvocationIndex) + u * int(gl_WorkGroupSize.x);
+      const int i = BorderIndex(start - kRadius + j, int(pc.n), pc.border);
+      loaded[u] = WORKING_PIXEL(0);
+      if (j < count && i >= 0) loaded[u] = src[base + uint(i) * pc.pixel_stride];
+    }
+    [[unroll]] for (int u = 0; u < kLoads; ++u) {
+      const int j = int(gl_LocalInvocationIndex) + u * int(gl_WorkGroupSize.x);
+      if (j < count) tile[Swizzle(j)] = loaded[u];
     }
     barrier();
     first = start + int(gl_LocalInvocationIndex) * kOutputs;
