@@ -72,8 +72,8 @@ struct TapSums {
 // at r = 64..1024 (docs/PERFORMANCE.md), at no cost on the GPU.
 void RefineBreaks(const std::vector<double>& weights, std::vector<int>& breaks) {
   const TapSums sums(weights);
-  const auto pair_error = [&](size_t i, int at) {  // steps i and i + 1 with breaks[i] = at
-    const int lo = i > 0 ? breaks[i - 1] + 1 : 0;
+  // Steps i and i + 1 with breaks[i] = at; step i starts at lo.
+  const auto pair_error = [&](size_t i, int lo, int at) {
     return sums.StepError(lo, at) + sums.StepError(at + 1, breaks[i + 1]);
   };
   const int radius = breaks.back();
@@ -87,7 +87,7 @@ void RefineBreaks(const std::vector<double>& weights, std::vector<int>& breaks) 
           const int at = breaks[i] + d;
           const int lo = i > 0 ? breaks[i - 1] + 1 : 0;
           if (at < lo || at >= breaks[i + 1]) continue;
-          if (pair_error(i, at) < pair_error(i, breaks[i]) * (1 - 1e-12)) {
+          if (pair_error(i, lo, at) < pair_error(i, lo, breaks[i]) * (1 - 1e-12)) {
             breaks[i] = at;
             moved = 1;
           }
