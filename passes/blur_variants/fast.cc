@@ -1,8 +1,9 @@
 // fast: every tap, weights precomputed in double, kFastOutputs consecutive
 // outputs per invocation from a sliding window, no transposes
 // (shaders/gaussian_blur_fast.comp). Rows stage a segment plus its halo in
-// shared memory; columns are read straight from memory by invocations that
-// each take one column, so a subgroup reads consecutive addresses.
+// shared memory; columns stage a tile of 32-byte row pieces plus its halo;
+// where a halo does not fit, lines are read straight from memory by
+// invocations that each take one line.
 // On devices with matrix units (VK_NV_cooperative_matrix, 16×16×16 fp16
 // products) and the RGBA16F working format, both axes run as products with
 // banded Toeplitz matrices instead (shaders/gaussian_blur_fast_tensor.comp);
@@ -36,6 +37,13 @@ using graph::StepResource;
 constexpr uint32_t kFastOutputs = 8;         // outputs per invocation
 constexpr uint32_t kFastRowGroup = 64;       // invocations per row segment
 constexpr uint32_t kFastColumnGroup = 64;    // adjacent columns per workgroup
+// Column tiles (the shader's path 2): 32 bytes of each row (one memory
+// sector), 64 invocations. H100, 1080p, vertical pass RGBA32F, µs with 64 /
+// 128 / 256 invocations: r = 16 42.8 / 44.5 / 55.6; r = 64 87.6 / 89.9 /
+// 108.8; r = 256 300.0 / 318.0 / (no fit); columns read directly (path 1)
+// 45.6, 108.3, 369.7 (docs/PERFORMANCE.md).
+constexpr uint32_t kColumnTileRowBytes = 32;
+constexpr uint32_t kColumnTileGroup = 64;
 
 // The matrix path (must match gaussian_blur_fast_tensor.comp): 16×16 tiles,
 // `tiles` tiles along the axis per subgroup, 4 lines × 4 channels per tile
@@ -123,6 +131,38 @@ std::optional<StepKernel> PlanBothAxes(const BlurConfig& config, uint32_t pixel_
   return std::nullopt;
 }
 
+// Shared pixels of a column tile: kColumnTileGroup / `columns` runs of
+// kFastOutputs rows, the halo rounded up to whole runs, one empty row after
+// every 8 (the shader's Padded()), rounded up to whole 8-pixel rows of the
+// shader's array.
+uint32_t ColumnTilePixels(uint32_t columns, uint32_t radius) {
+  const uint32_t rows = kColumnTileGroup / columns * kFastOutputs +
+                        DivideRoundingUp(2 * radius, kFastOutputs) * kFastOutputs;
+  return DivideRoundingUp((rows + DivideRoundingUp(rows, 8)) * columns, kFastOutputs) *
+         kFastOutputs;
+}
+
+// The column-tile kernel, or nothing when the tile does not fit beside the
+// weights (then columns are read straight from memory, the shader's path 1).
+std::optional<StepKernel> PlanColumnTiles(const BlurConfig& config, const LineLayout& layout,
+                                          uint32_t pixel_bytes, uint32_t shared_pixels) {
+  const uint32_t radius = static_cast<uint32_t>(config.radius);
+  const uint32_t columns = kColumnTileRowBytes / pixel_bytes;
+  const uint32_t pixels = ColumnTilePixels(columns, radius);
+  if (kColumnTileGroup > config.caps.max_workgroup_invocations || pixels > shared_pixels) {
+    return std::nullopt;
+  }
+  const uint32_t span = kColumnTileGroup / columns * kFastOutputs;
+  StepKernel k;
+  k.layout = layout;
+  k.spec.values = {kColumnTileGroup, radius, 2, pixels, kFastOutputs, columns};
+  k.groups_x = DivideRoundingUp(layout.lines, columns);
+  k.groups_y = DivideRoundingUp(layout.n, span);
+  k.details = absl::StrCat("column tiles of ", columns, " x ", span, " px + halo 2x", radius,
+                           " in shared memory, ", kFastOutputs, " outputs per invocation");
+  return k;
+}
+
 uint32_t MatrixTapBlocks(uint32_t radius) { return 1 + (2 * radius + 15) / 16; }
 
 uint64_t MatrixPanelBytes(uint32_t radius, MatrixShape shape) {
@@ -204,8 +244,9 @@ class FastBlur final : public BlurVariant {
     return "fast: every tap (exact up to float rounding), weights precomputed in double, 8 "
            "consecutive outputs per invocation from a sliding window (each read feeds up to 8 "
            "multiply-adds; blocks of 8 pixels share 15 weights from shared memory); rows staged with their halo in shared memory when 512 + 2·radius pixels "
-           "fit, columns (and longer halos) read along the memory's fast axis by one invocation "
-           "per column; no transposes, no limit on line length; the zero-padded weights must fit the "
+           "fit, columns staged the same way in tiles 32 bytes wide (2 RGBA32F or 4 RGBA16F "
+           "columns) when the tile fits, longer halos read along the memory's fast axis by one "
+           "invocation per line; no transposes, no limit on line length; the zero-padded weights must fit the "
            "shared memory too (radius <= 4079 with 32 KB): INVALID_ARGUMENT beyond. With matrix units "
            "(VK_NV_cooperative_matrix) and RGBA16F working: products with banded Toeplitz "
            "matrices, 16x16x16 fp16 with fp32 accumulation, weights split in two fp16 terms "
@@ -279,6 +320,11 @@ class FastBlur final : public BlurVariant {
         k.details = absl::StrCat("row segments of ", group * kFastOutputs, " px + halo 2x",
                                  radius, " in shared memory, ", kFastOutputs,
                                  " outputs per invocation");
+      } else if (std::optional<StepKernel> tiles =
+                     a.layout.in_line_stride == 1
+                         ? PlanColumnTiles(config, a.layout, pixel_bytes, shared_pixels)
+                         : std::nullopt) {
+        k = *tiles;
       } else {
         const uint32_t group_x = std::min(kFastColumnGroup, config.caps.max_workgroup_invocations);
         k.spec.values = {group_x, radius, 1, 1, kFastOutputs};

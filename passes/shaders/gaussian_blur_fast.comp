@@ -12,10 +12,16 @@
 // kPath 0 (rows): a workgroup stages a segment of a row plus a halo of R
 //   pixels each side in shared memory (coalesced loads), each invocation
 //   blurs kOutputs consecutive pixels from it.
-// kPath 1 (columns, or rows whose halo does not fit the shared memory):
+// kPath 1 (columns or rows whose halo does not fit the shared memory):
 //   invocation x takes line x (adjacent columns are adjacent in memory, so a
 //   subgroup's reads coalesce) and walks kOutputs pixels of it, reading the
 //   window straight from memory (the caches serve the overlap).
+// kPath 2 (columns): a workgroup stages kColumns adjacent columns (32 bytes
+//   of each row: one memory sector) over its rows plus a halo of R above
+//   and below in shared memory, as path 0 stages a row; each invocation
+//   blurs kOutputs consecutive pixels of one column from it. Path 1 reads
+//   each pixel 1 + 2R/kOutputs times through the caches; this reads it
+//   (span + 2R) / span times from memory and then only from shared memory.
 #include "shader_interface.h"
 #include "working_format.glsl"
 #include "border.glsl"
@@ -25,6 +31,7 @@ layout(constant_id = 1) const int kRadius = 0;
 layout(constant_id = 2) const int kPath = 0;
 layout(constant_id = 3) const int kCapacity = 1;  // shared pixels (path 0)
 layout(constant_id = 4) const int kOutputs = 8;
+layout(constant_id = 5) const int kColumns = 1;   // path 2: columns per workgroup
 
 layout(push_constant) uniform Push {
   uint n;
@@ -48,14 +55,28 @@ const int kLoads = (kCapacity + int(gl_WorkGroupSize.x) - 1) / int(gl_WorkGroupS
 
 int Swizzle(int j) { return (j % kOutputs) * kStride + j / kOutputs; }
 
-vec4 Tile(int j) {
-  j = Swizzle(j);
+// Path 2: row r of column c, with an empty row after every 8 so that the
+// invocations of a subgroup, which read rows 8 apart (one run each), fall
+// on different banks: 16-byte pixels (2 columns) and 8-byte pixels
+// (4 columns) alike.
+int Padded(int r, int c) { return (r + r / 8) * kColumns + c; }
+// Path 2's staged rows: the span, and the halo rounded up to whole blocks
+// of 8 (the last block of a window reads up to 7 rows past 2R, under zero
+// weights; they must hold finite values).
+const int kSpan = int(gl_WorkGroupSize.x) / kColumns * kOutputs;
+const int kHaloRows = (2 * kRadius + kOutputs - 1) / kOutputs * kOutputs;
+const int kTileLoads = ((kSpan + kHaloRows) * kColumns + int(gl_WorkGroupSize.x) - 1) /
+                       int(gl_WorkGroupSize.x);
+
+vec4 Unpack(WORKING_PIXEL p) {
 #ifdef WORKING_F32
-  return tile[j];
+  return p;
 #else
-  return vec4(unpackHalf2x16(tile[j].x), unpackHalf2x16(tile[j].y));
+  return vec4(unpackHalf2x16(p.x), unpackHalf2x16(p.y));
 #endif
 }
+
+vec4 Tile(int j) { return Unpack(tile[Swizzle(j)]); }
 
 vec4 Direct(uint base, int i) {
   int j = BorderIndex(i, int(pc.n), pc.border);
@@ -135,6 +156,44 @@ void main() {
     for (int t0 = 0; t0 < kOutputs + 2 * kRadius; t0 += kOutputs) {
       vec4 v[kOutputs];
       [[unroll]] for (int u = 0; u < kOutputs; ++u) v[u] = FetchTile(t0 + u);
+      PRODUCTS(t0, v[u])
+    }
+  } else if (kPath == 2) {
+    const int start = int(gl_WorkGroupID.y) * kSpan;
+    const int column0 = int(gl_WorkGroupID.x) * kColumns;
+    // Whole runs: the last run may pass the end of the line, and its window
+    // is read whole (under zero weights beyond the end: finite values).
+    const int rows = (min(kSpan, int(pc.n) - start) + kOutputs - 1) / kOutputs * kOutputs +
+                     kHaloRows;
+    // Consecutive invocations take consecutive columns, then rows: a
+    // subgroup reads whole 32-byte row pieces. All loads before any store.
+    WORKING_PIXEL loaded[kTileLoads];
+    [[unroll]] for (int u = 0; u < kTileLoads; ++u) {
+      const int e = int(gl_LocalInvocationIndex) + u * int(gl_WorkGroupSize.x);
+      const int r = e / kColumns;
+      const uint column = uint(column0 + e % kColumns);
+      const int i = BorderIndex(start - kRadius + r, int(pc.n), pc.border);
+      loaded[u] = WORKING_PIXEL(0);
+      if (r < rows && i >= 0 && column < pc.lines) {
+        loaded[u] = src[column * pc.line_stride + uint(i) * pc.pixel_stride];
+      }
+    }
+    [[unroll]] for (int u = 0; u < kTileLoads; ++u) {
+      const int e = int(gl_LocalInvocationIndex) + u * int(gl_WorkGroupSize.x);
+      if (e < rows * kColumns) tile[Padded(e / kColumns, e % kColumns)] = loaded[u];
+    }
+    barrier();
+    const int c = int(gl_LocalInvocationIndex) % kColumns;
+    const int run = int(gl_LocalInvocationIndex) / kColumns;
+    line = uint(column0 + c);
+    first = start + run * kOutputs;
+    if (line >= pc.lines || first >= int(pc.n)) return;
+    base = line * pc.line_stride;
+    for (int t0 = 0; t0 < kOutputs + 2 * kRadius; t0 += kOutputs) {
+      vec4 v[kOutputs];
+      [[unroll]] for (int u = 0; u < kOutputs; ++u) {
+        v[u] = Unpack(tile[Padded(run * kOutputs + t0 + u, c)]);
+      }
       PRODUCTS(t0, v[u])
     }
   } else {

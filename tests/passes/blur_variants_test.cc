@@ -177,6 +177,28 @@ TEST_F(BlurVariantsTest, FastBothAxesInOneDispatchMatchesReference) {
   EXPECT_EQ(run->timings.passes[1].steps[0].label, "both axes");
 }
 
+// fast's vertical pass with columns staged in tiles (2 columns of 256 rows
+// or 4 of 128, plus the halo): images several tiles tall, widths that leave
+// the last tile short of columns, every border, both formats, one axis and
+// both, radii whose halo is and is not a multiple of 8 rows. On lavapipe's
+// 32 KB, RGBA32F at r = 300 reads its columns directly instead.
+TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
+  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
+  uint32_t seed = 800;
+  for (auto [w, h] : {std::pair{7, 1100}, std::pair{3, 531}}) {
+    for (int radius : {9, 64, 300}) {
+      for (int b = 0; b < 4; ++b) {
+        Case c{"fast", w, h, radius};
+        c.border = borders[b];
+        c.axes = b % 2 ? "vertical" : "both";
+        c.working = (b / 2 + radius) % 2 ? PixelFormat::kRgba32F : PixelFormat::kRgba16F;
+        c.max_taps = 2 * 300 + 1;
+        CheckAgainstReference(c, seed++);
+      }
+    }
+  }
+}
+
 TEST_F(BlurVariantsTest, SingleAxisAndExplicitSigma) {
   for (const char* variant : kExactVariants) {
     for (const char* axes : {"horizontal", "vertical"}) {

@@ -205,5 +205,52 @@ TEST(FastBothAxesPlan, SmallRadiiTakeOneDispatchWhereATileFits) {
   EXPECT_EQ(PlanFast(Config(8, PixelFormat::kRgba32F, tiny)).plan.steps.size(), 2u);
 }
 
+// The vertical pass on the line paths (RGBA32F, or no matrix units): columns
+// staged in tiles of 32 bytes per row (2 RGBA32F or 4 RGBA16F pixels), 64
+// invocations, where the tile fits beside the weights; read straight from
+// memory beyond. The horizontal pass keeps its row segments.
+TEST(FastColumnPlan, ColumnsStagedInTilesWhereTheyFit) {
+  struct Want {
+    PixelFormat working;
+    int radius;
+    bool tiles;
+  };
+  // 48 KB, weights 4·(2R + 33) bytes. RGBA32F: 2 columns of 256 + 2R rows
+  // (+1/8 padding) × 16 B: 40.8 KB at R = 450 (44.3 KB free), 45.2 KB at
+  // R = 500 (44.0 free). RGBA16F: 4 columns of 128 + 2R rows × 8 B: 44.4 KB
+  // at R = 550 (44.6 free), 47.8 KB at R = 600 (44.2 free).
+  const Want wants[] = {{PixelFormat::kRgba32F, 9, true},    {PixelFormat::kRgba32F, 64, true},
+                        {PixelFormat::kRgba32F, 450, true},  {PixelFormat::kRgba32F, 500, false},
+                        {PixelFormat::kRgba16F, 64, true},   {PixelFormat::kRgba16F, 550, true},
+                        {PixelFormat::kRgba16F, 600, false}};
+  gpu::DeviceCaps no_matrix = MatrixCaps();
+  no_matrix.f16_matrix_product_16 = false;
+  for (const Want& want : wants) {
+    const bool f32 = want.working == PixelFormat::kRgba32F;
+    SCOPED_TRACE(::testing::Message() << want.radius << (f32 ? " rgba32f" : " rgba16f"));
+    const Planned p = PlanFast(Config(want.radius, want.working, no_matrix));
+    ASSERT_EQ(p.prepared.steps.size(), 2u);
+    EXPECT_THAT(p.prepared.steps[0].details, testing::HasSubstr("row segments"));
+    const passes::StepKernel& v = p.prepared.steps[1];
+    if (!want.tiles) {
+      EXPECT_THAT(v.details, testing::HasSubstr("columns read directly"));
+      continue;
+    }
+    EXPECT_THAT(v.details, testing::HasSubstr("column tiles"));
+    const uint32_t columns = f32 ? 2 : 4;
+    ASSERT_EQ(v.spec.values.size(), 6u);
+    EXPECT_EQ(v.spec.values[0], 64u);
+    EXPECT_EQ(v.spec.values[2], 2u);  // the shader's path 2
+    EXPECT_EQ(v.spec.values[5], columns);
+    const uint32_t span = 64 / columns * 8;
+    const uint32_t rows = span + (2 * want.radius + 7) / 8 * 8;
+    EXPECT_GE(v.spec.values[3], (rows + (rows + 7) / 8) * columns);  // the padded tile
+    EXPECT_EQ(v.spec.values[3] % 8, 0u);
+    EXPECT_LE(v.spec.values[3] * (f32 ? 16 : 8) + 4 * (2 * want.radius + 33), 48u << 10);
+    EXPECT_EQ(v.groups_x, 1920 / columns);
+    EXPECT_EQ(v.groups_y, (1080 + span - 1) / span);
+  }
+}
+
 }  // namespace
 }  // namespace rgfx
