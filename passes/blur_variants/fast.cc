@@ -38,12 +38,17 @@ constexpr uint32_t kFastOutputs = 8;         // outputs per invocation
 constexpr uint32_t kFastRowGroup = 64;       // invocations per row segment
 constexpr uint32_t kFastColumnGroup = 64;    // adjacent columns per workgroup
 // Column tiles (the shader's path 2): 32 bytes of each row (one memory
-// sector), 64 invocations. H100, 1080p, vertical pass RGBA32F, µs with 64 /
-// 128 / 256 invocations: r = 16 42.8 / 44.5 / 55.6; r = 64 87.6 / 89.9 /
-// 108.8; r = 256 300.0 / 318.0 / (no fit); columns read directly (path 1)
-// 45.6, 108.3, 369.7 (docs/PERFORMANCE.md).
+// sector), 64 invocations, while the halo (2R rows) is at most
+// kColumnTileMaxHaloSpans times the rows the tile blurs. H100, 1080p,
+// vertical pass, µs: RGBA32F with 64 / 128 / 256 invocations r = 16
+// 42.8 / 44.5 / 55.6, r = 64 87.6 / 89.9 / 108.8, r = 256 300.0 / 318.0 /
+// (no fit), against columns read directly (path 1) 45.6, 108.3, 369.7;
+// r = 448 (halo 3.5 spans) 597.5 against 632.8; RGBA16F r = 512 (halo 8
+// spans) 818.2 against 614.9; 32 invocations at RGBA32F r = 512 1711.6
+// against 854 (docs/PERFORMANCE.md).
 constexpr uint32_t kColumnTileRowBytes = 32;
 constexpr uint32_t kColumnTileGroup = 64;
+constexpr uint32_t kColumnTileMaxHaloSpans = 4;
 
 // The matrix path (must match gaussian_blur_fast_tensor.comp): 16×16 tiles,
 // `tiles` tiles along the axis per subgroup, 4 lines × 4 channels per tile
@@ -143,16 +148,18 @@ uint32_t ColumnTilePixels(uint32_t columns, uint32_t radius) {
 }
 
 // The column-tile kernel, or nothing when the tile does not fit beside the
-// weights (then columns are read straight from memory, the shader's path 1).
+// weights or its halo outweighs it (then columns are read straight from
+// memory, the shader's path 1).
 std::optional<StepKernel> PlanColumnTiles(const BlurConfig& config, const LineLayout& layout,
                                           uint32_t pixel_bytes, uint32_t shared_pixels) {
   const uint32_t radius = static_cast<uint32_t>(config.radius);
   const uint32_t columns = kColumnTileRowBytes / pixel_bytes;
+  const uint32_t span = kColumnTileGroup / columns * kFastOutputs;
   const uint32_t pixels = ColumnTilePixels(columns, radius);
-  if (kColumnTileGroup > config.caps.max_workgroup_invocations || pixels > shared_pixels) {
+  if (kColumnTileGroup > config.caps.max_workgroup_invocations || pixels > shared_pixels ||
+      2 * radius > kColumnTileMaxHaloSpans * span) {
     return std::nullopt;
   }
-  const uint32_t span = kColumnTileGroup / columns * kFastOutputs;
   StepKernel k;
   k.layout = layout;
   k.spec.values = {kColumnTileGroup, radius, 2, pixels, kFastOutputs, columns};

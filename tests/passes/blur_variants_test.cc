@@ -177,11 +177,12 @@ TEST_F(BlurVariantsTest, FastBothAxesInOneDispatchMatchesReference) {
   EXPECT_EQ(run->timings.passes[1].steps[0].label, "both axes");
 }
 
-// fast's vertical pass with columns staged in tiles (2 columns of 256 rows
-// or 4 of 128, plus the halo): images several tiles tall, widths that leave
-// the last tile short of columns, every border, both formats, one axis and
-// both, radii whose halo is and is not a multiple of 8 rows. On lavapipe's
-// 32 KB, RGBA32F at r = 300 reads its columns directly instead.
+// fast's vertical pass with columns staged in tiles (2 RGBA32F or 4 RGBA16F
+// columns of 256 or 128 rows, plus the halo): images several tiles tall,
+// widths that leave the last tile short of columns, every border, both
+// formats, one axis and both, radii whose halo is and is not a multiple of
+// 8 rows. At r = 300 the columns are read directly (on lavapipe's 32 KB
+// the RGBA32F tile does not fit; the RGBA16F halo is over 4 tiles).
 TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
   const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
   uint32_t seed = 800;

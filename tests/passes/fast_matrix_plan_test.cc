@@ -207,8 +207,9 @@ TEST(FastBothAxesPlan, SmallRadiiTakeOneDispatchWhereATileFits) {
 
 // The vertical pass on the line paths (RGBA32F, or no matrix units): columns
 // staged in tiles of 32 bytes per row (2 RGBA32F or 4 RGBA16F pixels), 64
-// invocations, where the tile fits beside the weights; read straight from
-// memory beyond. The horizontal pass keeps its row segments.
+// invocations, where the tile fits beside the weights and its halo is at
+// most 4 times the rows it blurs (256 RGBA32F, 128 RGBA16F); read straight
+// from memory beyond. The horizontal pass keeps its row segments.
 TEST(FastColumnPlan, ColumnsStagedInTilesWhereTheyFit) {
   struct Want {
     PixelFormat working;
@@ -217,12 +218,11 @@ TEST(FastColumnPlan, ColumnsStagedInTilesWhereTheyFit) {
   };
   // 48 KB, weights 4·(2R + 33) bytes. RGBA32F: 2 columns of 256 + 2R rows
   // (+1/8 padding) × 16 B: 40.8 KB at R = 450 (44.3 KB free), 45.2 KB at
-  // R = 500 (44.0 free). RGBA16F: 4 columns of 128 + 2R rows × 8 B: 44.4 KB
-  // at R = 550 (44.6 free), 47.8 KB at R = 600 (44.2 free).
-  const Want wants[] = {{PixelFormat::kRgba32F, 9, true},    {PixelFormat::kRgba32F, 64, true},
-                        {PixelFormat::kRgba32F, 450, true},  {PixelFormat::kRgba32F, 500, false},
-                        {PixelFormat::kRgba16F, 64, true},   {PixelFormat::kRgba16F, 550, true},
-                        {PixelFormat::kRgba16F, 600, false}};
+  // R = 500 (44.0 free). RGBA16F: the halo limit, 2R <= 512, comes first.
+  const Want wants[] = {{PixelFormat::kRgba32F, 9, true},   {PixelFormat::kRgba32F, 64, true},
+                        {PixelFormat::kRgba32F, 450, true}, {PixelFormat::kRgba32F, 500, false},
+                        {PixelFormat::kRgba16F, 64, true},  {PixelFormat::kRgba16F, 256, true},
+                        {PixelFormat::kRgba16F, 257, false}};
   gpu::DeviceCaps no_matrix = MatrixCaps();
   no_matrix.f16_matrix_product_16 = false;
   for (const Want& want : wants) {
