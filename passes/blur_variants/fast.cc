@@ -147,11 +147,12 @@ uint32_t ColumnTilePixels(uint32_t columns, uint32_t radius) {
          kFastOutputs;
 }
 
-// The column-tile kernel, or nothing when the tile does not fit beside the
-// weights or its halo outweighs it (then columns are read straight from
-// memory, the shader's path 1).
+// The column-tile kernel, or nothing for rows, or when the tile does not fit
+// beside the weights or its halo outweighs it (then columns are read
+// straight from memory, the shader's path 1).
 std::optional<StepKernel> PlanColumnTiles(const BlurConfig& config, const LineLayout& layout,
                                           uint32_t pixel_bytes, uint32_t shared_pixels) {
+  if (layout.in_line_stride != 1) return std::nullopt;
   const uint32_t radius = static_cast<uint32_t>(config.radius);
   const uint32_t columns = kColumnTileRowBytes / pixel_bytes;
   const uint32_t span = kColumnTileGroup / columns * kFastOutputs;
@@ -328,9 +329,7 @@ class FastBlur final : public BlurVariant {
                                  radius, " in shared memory, ", kFastOutputs,
                                  " outputs per invocation");
       } else if (std::optional<StepKernel> tiles =
-                     a.layout.in_line_stride == 1
-                         ? PlanColumnTiles(config, a.layout, pixel_bytes, shared_pixels)
-                         : std::nullopt) {
+                     PlanColumnTiles(config, a.layout, pixel_bytes, shared_pixels)) {
         k = *tiles;
       } else {
         const uint32_t group_x = std::min(kFastColumnGroup, config.caps.max_workgroup_invocations);

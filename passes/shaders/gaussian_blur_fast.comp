@@ -29,7 +29,7 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const int kRadius = 0;
 layout(constant_id = 2) const int kPath = 0;
-layout(constant_id = 3) const int kCapacity = 1;  // shared pixels (path 0)
+layout(constant_id = 3) const int kCapacity = 1;  // shared pixels (paths 0 and 2)
 layout(constant_id = 4) const int kOutputs = 8;
 layout(constant_id = 5) const int kColumns = 1;   // path 2: columns per workgroup
 
