@@ -61,6 +61,7 @@ struct StepKernel {
   uint32_t groups_y = 1;
   std::string details;  // e.g. "workgroup 512, cache 1920 px (vec4)"
   int shader = 0;       // which of the variant's shaders, when it has several
+  uint32_t segment = 0;  // kernels that walk segments of a line: their length
 };
 
 // Kept in PassPlan::prepared for Record and for whoever reports on the plan.

@@ -6,8 +6,11 @@
 // invocations that each take one line.
 // On devices with matrix units (VK_NV_cooperative_matrix, 16×16×16 fp16
 // products) and the RGBA16F working format, both axes run as products with
-// banded Toeplitz matrices instead (shaders/gaussian_blur_fast_tensor.comp);
-// every other device, format or radius takes the paths above.
+// banded Toeplitz matrices instead: up to r = 64 each subgroup streams
+// along its lines with the weight blocks in registers
+// (shaders/gaussian_blur_fast_stream.comp), beyond a workgroup stages a
+// panel (shaders/gaussian_blur_fast_tensor.comp); every other device or
+// format takes the paths above.
 // Small radii blurred on both axes take neither: one dispatch does both in
 // shared memory (shaders/gaussian_blur_fast_2d.comp), reading and writing the
 // image once instead of twice.
@@ -27,6 +30,7 @@
 #include "kGaussianBlurFastF32.h"
 #include "kGaussianBlurFast2dF16.h"
 #include "kGaussianBlurFast2dF32.h"
+#include "kGaussianBlurFastStreamF16.h"
 #include "kGaussianBlurFastTensorF16.h"
 
 namespace rgfx::passes {
@@ -60,6 +64,12 @@ struct MatrixShape {
 // StepKernel::shader: 0 (the default) runs the line paths, these the others.
 constexpr int kShaderMatrix = 1;
 constexpr int kShaderBothAxes = 2;
+constexpr int kShaderMatrixStream = 3;
+
+// The streamed matrix kernel (gaussian_blur_fast_stream.comp) keeps the 2J
+// weight blocks in registers: up to r = 64 (J = 9, 72 registers a lane).
+constexpr int kStreamMaxRadius = 64;
+constexpr uint32_t kStreamWarps = 4;
 
 // Both axes in one dispatch up to this radius: beyond it the halo (2R rows
 // and columns around each tile) costs more than the second pass saves.
@@ -206,12 +216,72 @@ std::vector<std::byte> MatrixTaps(const std::vector<double>& weights) {
   return blob;
 }
 
+// Tiles per segment: each segment reads J − 1 blocks of halo, so longer
+// segments read less, but fewer segments leave the GPU fewer subgroups to
+// hide latency with (a 1080p row pass has 270 groups of 4 lines). At most
+// 16 tiles where J ≤ 3 (r ≤ 16), else 32, as even as the line allows. H100,
+// 1080p, µs H + V: r = 16 with at most 12 / 16 / 20 / 32 tiles 46.9 /
+// 37.7 / 41.7 / 52.0; r = 32 with 16 / 32 58.4 / 52.2; r = 48 with 16 /
+// 24 67.9 / 55.3; r = 64 with 20 / 32 / 40 / 60 93.0 / 76.8 / 84.3 / 100.1
+// (docs/PERFORMANCE.md).
+uint32_t StreamMaxTiles(uint32_t radius) { return MatrixTapBlocks(radius) <= 3 ? 16 : 32; }
+// Each subgroup walks its segment alone, so the kernel needs many of them to
+// hide latency: segments shrink (down to kStreamMinTiles, the panel
+// kernel's 8 tiles per subgroup and its halo share) until there are
+// kStreamMinSubgroups, else the panel kernel runs. 1024 is ~8 per
+// multiprocessor of an H100 (132); there, 512x512 RGBA16F with 1 or 2
+// segments of up to 32 tiles (128 to 256 subgroups) took r = 16 26.1,
+// r = 32 45.8, r = 64 56.1 us against the panel's 19.5, 20.5, 24.1.
+constexpr uint32_t kStreamMinTiles = 8;
+constexpr uint32_t kStreamMinSubgroups = 1024;
+
+// Shared memory of the streamed kernel: per subgroup a ring of J blocks and
+// a scratch block, 16 rows of 6 uvec2 each.
+uint64_t StreamSharedBytes(uint32_t radius, uint32_t warps) {
+  return uint64_t{warps} * (MatrixTapBlocks(radius) + 1) * 16 * 6 * 8;
+}
+
+// The streamed kernel for one axis, or nothing beyond its radius or shared
+// memory, or where the image gives too few subgroups.
+std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineLayout& layout) {
+  const uint32_t radius = static_cast<uint32_t>(config.radius);
+  if (config.radius > kStreamMaxRadius ||
+      StreamSharedBytes(radius, kStreamWarps) > config.caps.max_compute_shared_memory_bytes ||
+      kStreamWarps * 32 > config.caps.max_workgroup_invocations) {
+    return std::nullopt;
+  }
+  const uint32_t tiles16 = DivideRoundingUp(layout.n, 16);
+  const uint64_t line_groups = DivideRoundingUp(layout.lines, 4);
+  uint32_t segments = DivideRoundingUp(tiles16, StreamMaxTiles(radius));
+  while (line_groups * segments < kStreamMinSubgroups &&
+         DivideRoundingUp(tiles16, segments + 1) >= kStreamMinTiles) {
+    ++segments;
+  }
+  if (line_groups * segments < kStreamMinSubgroups) return std::nullopt;
+  const uint32_t tiles = DivideRoundingUp(tiles16, segments);
+  StepKernel k;
+  k.layout = layout;
+  k.shader = kShaderMatrixStream;
+  const uint32_t lines_adjacent = layout.in_line_stride == 1 ? 1 : 0;
+  k.spec.values = {kStreamWarps * 32, radius, lines_adjacent, kStreamWarps};
+  k.segment = tiles;  // in 16-output tiles
+  k.groups_x = DivideRoundingUp(layout.n, 16 * tiles);
+  k.groups_y = DivideRoundingUp(layout.lines, 4 * kStreamWarps);
+  k.details = absl::StrCat("matrix units, streamed: 16x16x16 fp16 products (weights hi + lo, "
+                           "in registers), fp32 accumulation; each subgroup walks 4 lines along ",
+                           16 * tiles, " outputs with a ring of ", MatrixTapBlocks(radius),
+                           " blocks; ", 4 * kStreamWarps, " lines per workgroup, ",
+                           StreamSharedBytes(radius, kStreamWarps), " bytes");
+  return k;
+}
+
 // The matrix path's kernel for one axis, or nothing when the device, the
 // format or the shared memory (the panel grows with the radius) rules it out.
 std::optional<StepKernel> PlanMatrixStep(const BlurConfig& config, const LineLayout& layout) {
   if (!config.caps.f16_matrix_product_16 || config.working != graph::PixelFormat::kRgba16F) {
     return std::nullopt;
   }
+  if (std::optional<StepKernel> k = PlanMatrixStream(config, layout)) return k;
   const uint32_t radius = static_cast<uint32_t>(config.radius);
   for (const MatrixShape shape : kMatrixShapes) {
     const uint32_t warps = shape.warps;
@@ -258,7 +328,8 @@ class FastBlur final : public BlurVariant {
            "shared memory too (radius <= 4079 with 32 KB): INVALID_ARGUMENT beyond. With matrix units "
            "(VK_NV_cooperative_matrix) and RGBA16F working: products with banded Toeplitz "
            "matrices, 16x16x16 fp16 with fp32 accumulation, weights split in two fp16 terms "
-           "(still exact), where the panel fits the shared memory. Radii <= 8 on both axes: one "
+           "(still exact): up to radius 64 each subgroup streams along 4 lines with the weights in "
+           "registers, beyond a workgroup stages a panel where it fits the shared memory. Radii <= 8 on both axes: one "
            "dispatch stages a tile with its halo in shared memory and blurs rows then columns "
            "there (the image read and written once)";
   }
@@ -365,6 +436,15 @@ class FastBlur final : public BlurVariant {
                         kGaussianBlurFast2dF32, 3, sizeof(push));
       const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(0)};
       return ctx.Dispatch(shader, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
+    }
+    if (k.shader == kShaderMatrixStream) {
+      // Must match the push_constant block of gaussian_blur_fast_stream.comp.
+      const uint32_t stream_push[] = {l.n, l.lines, l.in_line_stride, l.in_pixel_stride,
+                                      prepared.config.border, k.segment};
+      const gpu::ShaderCode shader{"gaussian_blur_fast_stream", kGaussianBlurFastStreamF16, 3,
+                                   sizeof(stream_push)};
+      const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(1)};
+      return ctx.Dispatch(shader, k.spec, buffers, stream_push, k.groups_x, k.groups_y, 1);
     }
     if (k.shader == kShaderMatrix) {
       const gpu::ShaderCode shader{"gaussian_blur_fast_tensor", kGaussianBlurFastTensorF16, 3,

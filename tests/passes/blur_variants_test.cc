@@ -23,6 +23,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "passes/blur_variants/blur_variant.h"
 #include "passes/blur_variants/decimated.h"
 #include "passes/image_metrics.h"
 #include "passes/gaussian_blur.h"
@@ -194,6 +195,51 @@ TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
         c.axes = b % 2 ? "vertical" : "both";
         c.working = (b / 2 + radius) % 2 ? PixelFormat::kRgba32F : PixelFormat::kRgba16F;
         c.max_taps = 2 * 300 + 1;
+        CheckAgainstReference(c, seed++);
+      }
+    }
+  }
+}
+
+// fast's streamed matrix kernel (RGBA16F, r <= 64, devices with matrix
+// units, images giving at least 1024 subgroups): lines of 7 segments of 10
+// tiles whose last one is partial (1100 px), line counts that leave the
+// last workgroup's subgroups short of lines, every border, one axis and
+// both. Without matrix units (lavapipe) nothing streams: the same shapes,
+// 21 or 23 lines instead of 600, run the line paths, and the test says so.
+TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
+  const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
+  const bool matrix = caps.f16_matrix_product_16;
+  const int across = matrix ? 601 : 21;
+  std::printf("%s: %s\n", caps.name.c_str(),
+              matrix ? "matrix units: the streamed kernel runs on 1100 x 601 and 601 x 1100"
+                     : "no matrix units: nothing streams here, the line paths run on 1100 x 21 "
+                       "and 21 x 1100 (the streamed kernel is checked on a device with them, "
+                       "see docs/blur/h100-tests-*.txt)");
+  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
+  const char* const axes[] = {"both", "horizontal", "vertical"};
+  uint32_t seed = 900;
+  for (auto [w, h] : {std::pair{1100, across}, std::pair{across, 1100}}) {
+    for (int radius : {5, 17, 64}) {
+      for (int b = 0; b < 4; ++b) {
+        Case c{"fast", w, h, radius};
+        c.border = borders[b];
+        c.axes = axes[(b + radius) % 3];
+        c.working = PixelFormat::kRgba16F;
+        // The kernel the plan picks for the long lines on this device.
+        passes::BlurConfig config;
+        config.pass_name = "blur";
+        config.radius = radius;
+        config.sigma = radius / 2.0;
+        config.axes = w > h ? "horizontal" : "vertical";
+        config.extent = {uint32_t(w), uint32_t(h)};
+        config.working = c.working;
+        config.caps = caps;
+        graph::PassPlan plan;
+        passes::BlurPrepared prepared;
+        ASSERT_TRUE(passes::FindBlurVariant("fast")->Plan(config, plan, prepared).ok());
+        const std::string& details = prepared.steps.at(0).details;
+        EXPECT_EQ(details.find("streamed") != std::string::npos, matrix) << details;
         CheckAgainstReference(c, seed++);
       }
     }

@@ -12,6 +12,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+
 #include "passes/blur_variants/blur_variant.h"
 #include "tests/passes/variant_plan.h"
 #include "passes/blur_variants/fast.h"
@@ -53,28 +55,91 @@ using Planned = plan_test::PlannedVariant;
 Planned PlanFast(const BlurConfig& config) { return plan_test::PlanVariant("fast", config); }
 
 TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
+  // r = 64: the streamed kernel (4 subgroups of 32, each 4 lines along a
+  // segment of at most 32 tiles of 16 outputs, as even as the line allows).
   const Planned p = PlanFast(Config(64, PixelFormat::kRgba16F, MatrixCaps()));
   ASSERT_EQ(p.prepared.steps.size(), 2u);
   for (const passes::StepKernel& k : p.prepared.steps) {
-    EXPECT_THAT(k.details, testing::HasSubstr("matrix units"));
-    // 2 subgroups of 32, 128 outputs along the axis × 8 lines per workgroup.
-    ASSERT_EQ(k.spec.values.size(), 5u);
-    EXPECT_EQ(k.spec.values[0], 64u);
+    EXPECT_THAT(k.details, testing::HasSubstr("matrix units, streamed"));
+    ASSERT_EQ(k.spec.values.size(), 4u);
+    EXPECT_EQ(k.spec.values[0], 128u);
     EXPECT_EQ(k.spec.values[1], 64u);
-    EXPECT_EQ(k.spec.values[3], 2u);
-    EXPECT_EQ(k.spec.values[4], 8u);
+    EXPECT_EQ(k.spec.values[3], 4u);
   }
   const passes::StepKernel& h = p.prepared.steps[0];
   const passes::StepKernel& v = p.prepared.steps[1];
   EXPECT_EQ(h.spec.values[2], 0u);  // rows: pixels adjacent
   EXPECT_EQ(v.spec.values[2], 1u);  // columns: lines adjacent
-  EXPECT_EQ(h.groups_x, 15u);       // 1920 / 128
-  EXPECT_EQ(h.groups_y, 135u);      // 1080 / 8
-  EXPECT_EQ(v.groups_x, 9u);        // ⌈1080 / 128⌉
-  EXPECT_EQ(v.groups_y, 240u);      // 1920 / 8
+  EXPECT_EQ(h.segment, 30u);        // 120 tiles in 4 segments
+  EXPECT_EQ(h.groups_x, 4u);
+  EXPECT_EQ(h.groups_y, 68u);       // ⌈1080 / 16⌉
+  EXPECT_EQ(v.segment, 23u);        // 68 tiles in 3 segments
+  EXPECT_EQ(v.groups_x, 3u);
+  EXPECT_EQ(v.groups_y, 120u);      // 1920 / 16
   ASSERT_EQ(p.plan.constants.size(), 2u);  // line-path weights, matrix blocks
   EXPECT_THAT(p.prepared.accuracy.summary, testing::HasSubstr("matrix units"));
   EXPECT_TRUE(p.prepared.accuracy.exact);
+}
+
+// Up to r = 64 the streamed kernel: its segments cover every output of a
+// line with as little spare as the segment count allows, at most 16 tiles
+// for J <= 3 and 32 beyond, in shared memory the device has; shorter (down
+// to 8 tiles) where that gives too few subgroups, the panel kernel where
+// even that does. Beyond r = 64 the panel kernel (2 subgroups x 8 tiles
+// while its panel fits).
+TEST(FastMatrixPlan, StreamedUpToRadius64ThenThePanel) {
+  for (int radius : {0, 1, 16, 17, 40, 64}) {
+    for (uint32_t n : {1u, 15u, 16u, 17u, 255u, 256u, 257u, 513u, 1080u, 4099u}) {
+      SCOPED_TRACE(testing::Message() << "r=" << radius << " n=" << n);
+      BlurConfig c = Config(radius, PixelFormat::kRgba16F, MatrixCaps());
+      c.axes = "horizontal";
+      c.extent = {n, 4096};  // 1024 groups of 4 lines: segments need not shrink
+      const Planned p = PlanFast(c);
+      ASSERT_EQ(p.prepared.steps.size(), 1u);
+      const passes::StepKernel& k = p.prepared.steps[0];
+      ASSERT_THAT(k.details, testing::HasSubstr("matrix units, streamed"));
+      const uint32_t blocks = 1 + (2 * radius + 15) / 16;
+      const uint32_t max_tiles = blocks <= 3 ? 16 : 32;
+      const uint32_t tiles16 = (n + 15) / 16;
+      EXPECT_GE(k.segment, 1u);
+      EXPECT_LE(k.segment, max_tiles);
+      // Every output has a segment; removing one segment would leave some
+      // without, and no shorter segment with the same count would do.
+      EXPECT_GE(k.groups_x * k.segment, tiles16);
+      EXPECT_LT((k.groups_x - 1) * k.segment, tiles16);
+      EXPECT_EQ(k.groups_x, (tiles16 + max_tiles - 1) / max_tiles);
+      EXPECT_EQ(k.groups_y, 256u);  // 16 lines per workgroup
+      // Ring of J blocks plus a scratch block per subgroup, 16 rows of 48 B.
+      EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat(4 * (blocks + 1) * 768, " bytes")));
+    }
+  }
+  // Fewer lines: segments shrink to 8 tiles for 1024 subgroups, then the
+  // panel takes over.
+  BlurConfig c = Config(64, PixelFormat::kRgba16F, MatrixCaps());
+  c.axes = "horizontal";
+  c.extent = {1100, 601};  // 69 tiles, 151 groups of 4 lines
+  Planned small = PlanFast(c);
+  EXPECT_THAT(small.prepared.steps[0].details, testing::HasSubstr("streamed"));
+  EXPECT_EQ(small.prepared.steps[0].segment, 10u);  // 7 segments: 1057 subgroups
+  EXPECT_EQ(small.prepared.steps[0].groups_x, 7u);
+  c.extent = {512, 512};  // 32 tiles, 128 groups: at most 4 segments
+  small = PlanFast(c);
+  EXPECT_THAT(small.prepared.steps[0].details, testing::HasSubstr("matrix units"));
+  EXPECT_THAT(small.prepared.steps[0].details, testing::Not(testing::HasSubstr("streamed")));
+  for (int radius : {65, 100, 300}) {
+    const Planned p = PlanFast(Config(radius, PixelFormat::kRgba16F, MatrixCaps()));
+    for (const passes::StepKernel& k : p.prepared.steps) {
+      EXPECT_THAT(k.details, testing::HasSubstr("matrix units"));
+      EXPECT_THAT(k.details, testing::Not(testing::HasSubstr("streamed")));
+      ASSERT_EQ(k.spec.values.size(), 5u);
+      EXPECT_EQ(k.spec.values[4], 8u);  // tiles per subgroup
+    }
+  }
+  // r = 100, 1080p: the panel's 2 subgroups × 8 tiles.
+  const Planned p = PlanFast(Config(100, PixelFormat::kRgba16F, MatrixCaps()));
+  EXPECT_EQ(p.prepared.steps[0].spec.values[3], 2u);
+  EXPECT_EQ(p.prepared.steps[0].groups_x, 15u);   // 1920 / 128
+  EXPECT_EQ(p.prepared.steps[0].groups_y, 135u);  // 1080 / 8
 }
 
 TEST(FastMatrixPlan, ToeplitzBlocksHoldEveryWeightSplitInTwoHalves) {

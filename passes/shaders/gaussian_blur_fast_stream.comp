@@ -1,0 +1,181 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_NV_cooperative_matrix : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_KHR_shader_subgroup_basic : require
+// gaussian_blur "fast" on the matrix units, streamed (RGBA16F working format
+// only): the products of gaussian_blur_fast_tensor.comp,
+//   Y_s = Σ_j T_j · X_{s+j},  j = 0 .. J−1,  J = 1 + ⌈2R/16⌉,
+// T_j[a][b] = w(16j + b − R − a), X_k[b][4l + c] = channel c of pixel
+// (first − R + 16k + b) of line l, but each subgroup walks its own 4 lines
+// along a segment of pc.tiles output tiles and keeps only the J input blocks
+// the current tile needs, in a ring in shared memory (one 16-row block per
+// slot), instead of the whole panel of a workgroup. So:
+// - the halo is read once per segment (pc.tiles tiles), not once per 8 tiles;
+// - the weight blocks T_j (hi and lo) stay in registers for the whole
+//   segment, loaded once;
+// - a subgroup waits for no other: its barriers are subgroup barriers;
+// - loads run kAhead blocks ahead of the products through registers, so
+//   memory latency hides behind the products of the tiles before.
+// hi and lo accumulate separately (two independent chains) and are added
+// once per tile, in fp32: exact up to fp32 rounding, as the panel kernel.
+// Each tile's result goes through a small per-subgroup scratch matrix so
+// that edges are masked and lines scattered with ordinary stores. (Two
+// tiles per step, four chains, each block loaded once for both: tried,
+// slower on the H100, r = 64 119 against 81 us for both axes.)
+#include "shader_interface.h"
+#include "border.glsl"
+
+layout(local_size_x_id = 0) in;                 // kWarps × 32
+layout(constant_id = 1) const int kRadius = 0;
+layout(constant_id = 2) const int kLinesAdjacent = 0;  // 1: line_stride 1 (a column pass)
+layout(constant_id = 3) const int kWarps = 1;
+
+// Blocks loaded ahead of the products (H100: 2 measured within 5%, 8 spilled
+// registers and took twice as long).
+const int kAhead = 4;
+const int kTaps16 = 1 + (2 * kRadius + 15) / 16;  // J: input blocks per output tile
+// A ring or scratch row: 4 pixels (one per line, 4 halves each) plus 2 of
+// padding, so that the 8 rows a matrix load reads at once (48 bytes apart)
+// fall on different banks.
+const int kRowWords = 6;                          // uvec2 per row
+const int kBlockWords = 16 * kRowWords;
+const int kWarpWords = (kTaps16 + 1) * kBlockWords;  // J ring slots + the scratch
+
+layout(push_constant) uniform Push {
+  uint n;
+  uint lines;
+  uint line_stride;
+  uint pixel_stride;
+  uint border;
+  uint tiles;  // 16-output tiles per subgroup segment (a push constant: any
+               // segment length shares the pipeline)
+} pc;
+
+layout(std430, binding = 0) readonly buffer SrcBlock { uvec2 src[]; };
+layout(std430, binding = 1) writeonly buffer DstBlock { uvec2 dst[]; };
+// T_j: [j][hi, lo][16 rows][16 columns], row-major.
+layout(std430, binding = 2) readonly buffer TapsBlock { float16_t taps[]; };
+
+shared uvec2 ring[kWarps * kWarpWords];
+
+#define F16MAT fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
+#define F32MAT fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
+
+int warp_base, line0, first;
+
+// This lane's pixel e (0 or 1) of a 16-row block, loaded and stored alike:
+// each instruction of the subgroup covers whole 32-byte sectors (rows of 2
+// lines in a row pass, 16 pixels each; 8 rows of the 4 adjacent lines in a
+// column pass). (A first version gave each lane 2 neighbouring pixels, so
+// each store instruction wrote every other 8 bytes: H100, vertical pass,
+// r = 64 40.7 -> 36.6 us, r = 16 27.4 -> 23.6.)
+void LanePixel(int e, out int b, out int l) {
+  const int q = int(gl_SubgroupInvocationID);
+  if (kLinesAdjacent == 1) {
+    l = q & 3;
+    b = (q >> 2) + 8 * e;
+  } else {
+    l = (q >> 4) + 2 * e;
+    b = q & 15;
+  }
+}
+
+uvec2 LoadPixel(int k, int b, int l) {
+  const int line = line0 + l;
+  const int i = BorderIndex(first - kRadius + 16 * k + b, int(pc.n), pc.border);
+  if (line >= int(pc.lines) || i < 0) return uvec2(0);
+  return src[uint(line) * pc.line_stride + uint(i) * pc.pixel_stride];
+}
+
+// The subgroup's lanes meet, and their shared-memory accesses are ordered
+// across it; nothing else (subgroupBarrier() orders buffer memory too;
+// on the H100 the two measured the same).
+void SharedBarrier() {
+  controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared,
+                 gl_SemanticsAcquireRelease);
+}
+
+int SlotWords(int k) { return warp_base + (k % kTaps16) * kBlockWords; }
+
+void main() {
+  const int warp = int(gl_SubgroupID);
+  warp_base = warp * kWarpWords;
+  const int scratch = warp_base + kTaps16 * kBlockWords;
+  line0 = (int(gl_WorkGroupID.y) * kWarps + warp) * 4;
+  first = int(gl_WorkGroupID.x) * int(pc.tiles) * 16;
+  // Blocks this segment reads: its tiles' and the halo's.
+  const int blocks = int(pc.tiles) + kTaps16 - 1;
+  int b0, l0, b1, l1;
+  LanePixel(0, b0, l0);
+  LanePixel(1, b1, l1);
+
+  // The first J − 1 blocks straight into the ring (all loads, then the
+  // stores), the next kAhead into registers.
+  {
+    uvec2 p[2 * (kTaps16 - 1) + 1];
+    [[unroll]] for (int k = 0; k < kTaps16 - 1; ++k) {
+      p[2 * k] = LoadPixel(k, b0, l0);
+      p[2 * k + 1] = LoadPixel(k, b1, l1);
+    }
+    [[unroll]] for (int k = 0; k < kTaps16 - 1; ++k) {
+      ring[SlotWords(k) + b0 * kRowWords + l0] = p[2 * k];
+      ring[SlotWords(k) + b1 * kRowWords + l1] = p[2 * k + 1];
+    }
+  }
+  uvec2 queue[2 * kAhead];
+  [[unroll]] for (int u = 0; u < kAhead; ++u) {
+    const int k = kTaps16 - 1 + u;
+    queue[2 * u] = k < blocks ? LoadPixel(k, b0, l0) : uvec2(0);
+    queue[2 * u + 1] = k < blocks ? LoadPixel(k, b1, l1) : uvec2(0);
+  }
+
+  F16MAT t_hi[kTaps16], t_lo[kTaps16];
+  [[unroll]] for (int j = 0; j < kTaps16; ++j) {
+    coopMatLoadNV(t_hi[j], taps, uint(j * 512), 16u, false);
+    coopMatLoadNV(t_lo[j], taps, uint(j * 512 + 256), 16u, false);
+  }
+
+  // Tile s (outputs first + 16s .. +15): its last block, J − 1 ahead, goes
+  // from the queue into the ring (the slot of block s − 1, which only tile
+  // s − 1 read), and block s + J − 1 + kAhead takes its place in the queue.
+  for (int s0 = 0; s0 < int(pc.tiles); s0 += kAhead) {
+    [[unroll]] for (int u = 0; u < kAhead; ++u) {
+      const int s = s0 + u;
+      if (s >= int(pc.tiles)) break;
+      const int k = s + kTaps16 - 1;
+      SharedBarrier();  // tile s − 1 is done with the slot and the scratch
+      ring[SlotWords(k) + b0 * kRowWords + l0] = queue[2 * u];
+      ring[SlotWords(k) + b1 * kRowWords + l1] = queue[2 * u + 1];
+      if (k + kAhead < blocks) {
+        queue[2 * u] = LoadPixel(k + kAhead, b0, l0);
+        queue[2 * u + 1] = LoadPixel(k + kAhead, b1, l1);
+      }
+      SharedBarrier();
+
+      F32MAT acc_hi = F32MAT(0.0), acc_lo = F32MAT(0.0);
+      [[unroll]] for (int j = 0; j < kTaps16; ++j) {
+        F16MAT x;
+        coopMatLoadNV(x, ring, uint(SlotWords(s + j)), uint(kRowWords), false);
+        acc_hi = coopMatMulAddNV(t_hi[j], x, acc_hi);
+        acc_lo = coopMatMulAddNV(t_lo[j], x, acc_lo);
+      }
+      coopMatStoreNV(F16MAT(acc_hi + acc_lo), ring, uint(scratch), uint(kRowWords), false);
+      SharedBarrier();
+
+      // Row a of the scratch, pixel l: output first + 16s + a of line l.
+      [[unroll]] for (int e = 0; e < 2; ++e) {
+        const int a = e == 0 ? b0 : b1, l = e == 0 ? l0 : l1;
+        const int line = line0 + l;
+        const int i = first + 16 * s + a;
+        if (line < int(pc.lines) && i < int(pc.n)) {
+          dst[uint(line) * pc.line_stride + uint(i) * pc.pixel_stride] =
+              ring[scratch + a * kRowWords + l];
+        }
+      }
+    }
+  }
+}
