@@ -314,6 +314,14 @@ struct FastPush {
   uint32_t border;
 };
 
+// Must match the push_constant block of gaussian_blur_fast_stream.comp:
+// FastPush and the segment length in 16-output tiles.
+struct StreamPush {
+  FastPush base;
+  uint32_t tiles;
+};
+static_assert(sizeof(StreamPush) == 6 * sizeof(uint32_t), "the shader's block has no padding");
+
 class FastBlur final : public BlurVariant {
  public:
   std::string_view name() const override { return "fast"; }
@@ -438,9 +446,7 @@ class FastBlur final : public BlurVariant {
       return ctx.Dispatch(shader, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
     }
     if (k.shader == kShaderMatrixStream) {
-      // Must match the push_constant block of gaussian_blur_fast_stream.comp.
-      const uint32_t stream_push[] = {l.n, l.lines, l.in_line_stride, l.in_pixel_stride,
-                                      prepared.config.border, k.segment};
+      const StreamPush stream_push{push, k.segment};
       const gpu::ShaderCode shader{"gaussian_blur_fast_stream", kGaussianBlurFastStreamF16, 3,
                                    sizeof(stream_push)};
       const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(1)};
