@@ -6,14 +6,16 @@
 // invocations that each take one line.
 // On devices with matrix units (VK_NV_cooperative_matrix, 16×16×16 fp16
 // products) and the RGBA16F working format, both axes run as products with
-// banded Toeplitz matrices instead: up to r = 64 each subgroup streams
-// along its lines with the weight blocks in registers
+// banded Toeplitz matrices instead: up to r = 112 each subgroup streams
+// along its lines with fp16 weight blocks in registers
 // (shaders/gaussian_blur_fast_stream.comp), beyond a workgroup stages a
-// panel (shaders/gaussian_blur_fast_tensor.comp); every other device or
-// format takes the paths above.
+// panel with the weights split in two fp16 terms
+// (shaders/gaussian_blur_fast_tensor.comp); every other device or format
+// takes the paths above.
 // Small radii blurred on both axes take neither: one dispatch does both in
 // shared memory (shaders/gaussian_blur_fast_2d.comp), reading and writing the
-// image once instead of twice.
+// image once instead of twice; on the matrix units streaming is faster from
+// r = 7.
 #include "passes/blur_variants/fast.h"
 
 #include <algorithm>
@@ -22,6 +24,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "passes/blur_variants/blur_variant.h"
 #include "passes/gaussian_weights.h"
 #include "passes/half_float.h"
@@ -66,14 +69,22 @@ constexpr int kShaderMatrix = 1;
 constexpr int kShaderBothAxes = 2;
 constexpr int kShaderMatrixStream = 3;
 
-// The streamed matrix kernel (gaussian_blur_fast_stream.comp) keeps the 2J
-// weight blocks in registers: up to r = 64 (J = 9, 72 registers a lane).
-constexpr int kStreamMaxRadius = 64;
+// The streamed matrix kernel (gaussian_blur_fast_stream.comp) keeps the J
+// weight blocks in registers: up to r = 112 (J = 15, 60 registers a lane;
+// its 4 subgroups' rings then fill 48 KB). H100, 1080p, µs H + V: r = 80
+// 94.2, r = 96 110.1, r = 112 119.5 against the panel kernel's 115.8,
+// 125.4, 157.5.
+constexpr int kStreamMaxRadius = 112;
 constexpr uint32_t kStreamWarps = 4;
 
 // Both axes in one dispatch up to this radius: beyond it the halo (2R rows
 // and columns around each tile) costs more than the second pass saves.
 constexpr int kBothAxesMaxRadius = 8;
+// Where both axes stream on the matrix units, only up to this one. H100,
+// 1080p RGBA16F, µs, one dispatch against two streamed: r = 4 26.4 / 33.8,
+// r = 5 29.7 / 32.0, r = 6 32.3 / 32.5, r = 7 36.1 / 32.0, r = 8 38.9 /
+// 33.6.
+constexpr int kBothAxesBeforeStreamRadius = 6;
 // Tiles tried for it, in order (must match the shader: multiples of 8).
 // Two shared arrays (staged pixels, blurred rows) while a tile of at least
 // 32x32 fits that way; beyond, the rows go back over the staged pixels (the
@@ -218,13 +229,22 @@ std::vector<std::byte> MatrixTaps(const std::vector<double>& weights) {
 
 // Tiles per segment: each segment reads J − 1 blocks of halo, so longer
 // segments read less, but fewer segments leave the GPU fewer subgroups to
-// hide latency with (a 1080p row pass has 270 groups of 4 lines). At most
-// 16 tiles where J ≤ 3 (r ≤ 16), else 32, as even as the line allows. H100,
-// 1080p, µs H + V: r = 16 with at most 12 / 16 / 20 / 32 tiles 46.9 /
-// 37.7 / 41.7 / 52.0; r = 32 with 16 / 32 58.4 / 52.2; r = 48 with 16 /
-// 24 67.9 / 55.3; r = 64 with 20 / 32 / 40 / 60 93.0 / 76.8 / 84.3 / 100.1
-// (docs/PERFORMANCE.md).
-uint32_t StreamMaxTiles(uint32_t radius) { return MatrixTapBlocks(radius) <= 3 ? 16 : 32; }
+// hide latency with (a 1080p row pass has 270 groups of 4 lines), and
+// beyond what fits the GPU at once a second, short wave costs more than the
+// halo saves. At most 16 tiles where J ≤ 3 (r ≤ 16), else 24, as even as
+// the line allows. H100, 1080p, µs H + V: r = 16 with at most 12 / 16 / 24
+// tiles 34.1 / 34.8 / 43.3; r = 32 with 24 / 32 48.9 / 52.8; r = 48 with
+// 20 / 24 / 32 47.6 / 50.2 / 55.3; r = 64 with 16 / 20 / 24 / 32 67.3 /
+// 75.8 / 54.8 / 59.7 (20: 6 row segments, 1,620 subgroups, 36.4 µs for the
+// row pass against 26.6 with 24: 5 segments, 1,350 subgroups).
+uint32_t StreamMaxTiles(uint32_t radius) { return MatrixTapBlocks(radius) <= 3 ? 16 : 24; }
+// Blocks each subgroup loads ahead (the shader's kAhead): 4 while the
+// weight blocks are few, 2 from J = 7 on, where the deeper queue's
+// registers cost more residency than its latency hiding buys. H100, 1080p,
+// µs H + V, 2 / 4 ahead: r = 16 35.6 / 35.0, r = 32 52.7 / 48.9 (3:
+// 47.4), r = 40 52.2 / 50.1, r = 48 55.3 / 60.7, r = 64 54.8 / 62.4 (3:
+// 60.4); 8 ahead spilled.
+uint32_t StreamAhead(uint32_t radius) { return MatrixTapBlocks(radius) >= 7 ? 2 : 4; }
 // Each subgroup walks its segment alone, so the kernel needs many of them to
 // hide latency: segments shrink (down to kStreamMinTiles, the panel
 // kernel's 8 tiles per subgroup and its halo share) until there are
@@ -263,16 +283,37 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   k.layout = layout;
   k.shader = kShaderMatrixStream;
   const uint32_t lines_adjacent = layout.in_line_stride == 1 ? 1 : 0;
-  k.spec.values = {kStreamWarps * 32, radius, lines_adjacent, kStreamWarps};
+  k.spec.values = {kStreamWarps * 32, radius, lines_adjacent, kStreamWarps, StreamAhead(radius)};
   k.segment = tiles;  // in 16-output tiles
   k.groups_x = DivideRoundingUp(layout.n, 16 * tiles);
   k.groups_y = DivideRoundingUp(layout.lines, 4 * kStreamWarps);
-  k.details = absl::StrCat("matrix units, streamed: 16x16x16 fp16 products (weights hi + lo, "
-                           "in registers), fp32 accumulation; each subgroup walks 4 lines along ",
+  k.details = absl::StrCat("matrix units, streamed: 16x16x16 fp16 products (fp16 weights in "
+                           "registers), fp32 accumulation; each subgroup walks 4 lines along ",
                            16 * tiles, " outputs with a ring of ", MatrixTapBlocks(radius),
-                           " blocks; ", 4 * kStreamWarps, " lines per workgroup, ",
+                           " blocks, ", StreamAhead(radius), " loaded ahead; ",
+                           4 * kStreamWarps, " lines per workgroup, ",
                            StreamSharedBytes(radius, kStreamWarps), " bytes");
   return k;
+}
+
+// Whether both axes of the image would stream on the matrix units.
+bool BothAxesStream(const BlurConfig& config) {
+  if (!config.caps.f16_matrix_product_16 || config.working != graph::PixelFormat::kRgba16F) {
+    return false;
+  }
+  const uint32_t w = config.extent.width, h = config.extent.height;
+  return PlanMatrixStream(config, {w, h, w, 1, w, 1}) &&
+         PlanMatrixStream(config, {h, w, 1, w, 1, w});
+}
+
+// The most an axis of the streamed kernel is off by, as a fraction of full
+// scale: its weights are the fp16 roundings alone.
+double HalfWeightsError(const std::vector<double>& weights) {
+  double error = 0;
+  for (size_t k = 0; k < weights.size(); ++k) {
+    error += (k == 0 ? 1 : 2) * std::abs(HalfToDouble(DoubleToHalf(weights[k])) - weights[k]);
+  }
+  return error;
 }
 
 // The matrix path's kernel for one axis, or nothing when the device, the
@@ -335,9 +376,11 @@ class FastBlur final : public BlurVariant {
            "invocation per line; no transposes, no limit on line length; the zero-padded weights must fit the "
            "shared memory too (radius <= 4079 with 32 KB): INVALID_ARGUMENT beyond. With matrix units "
            "(VK_NV_cooperative_matrix) and RGBA16F working: products with banded Toeplitz "
-           "matrices, 16x16x16 fp16 with fp32 accumulation, weights split in two fp16 terms "
-           "(still exact): up to radius 64 each subgroup streams along 4 lines with the weights in "
-           "registers, beyond a workgroup stages a panel where it fits the shared memory. Radii <= 8 on both axes: one "
+           "matrices, 16x16x16 fp16 with fp32 accumulation: up to radius 112 each subgroup "
+           "streams along 4 lines with the weights rounded to fp16 in registers (an axis off by "
+           "less than 2.5e-4 of full scale for sigma = radius / 2, about one RGBA16F rounding), beyond a workgroup stages "
+           "a panel where it fits the shared memory, weights split in two fp16 terms (fp32 "
+           "accurate). Radii <= 8 on both axes (<= 6 where both axes stream): one "
            "dispatch stages a tile with its halo in shared memory and blurs rows then columns "
            "there (the image read and written once)";
   }
@@ -355,7 +398,9 @@ class FastBlur final : public BlurVariant {
       LineLayout layout;
     };
     const uint32_t pixel_bytes = config.working == graph::PixelFormat::kRgba32F ? 16 : 8;
-    if (std::optional<StepKernel> both = PlanBothAxes(config, pixel_bytes)) {
+    const bool stream_small = config.radius > kBothAxesBeforeStreamRadius && BothAxesStream(config);
+    if (std::optional<StepKernel> both =
+            stream_small ? std::nullopt : PlanBothAxes(config, pixel_bytes)) {
       plan.steps.push_back({"both axes", {StepResource::Input(0)}, {StepResource::Output(0)}});
       prepared.steps.push_back(*both);
       prepared.accuracy = {true,
@@ -385,11 +430,12 @@ class FastBlur final : public BlurVariant {
           " here, or use variant large_radius, tuned or exact"));
     }
     const uint32_t shared_pixels = static_cast<uint32_t>((shared - weight_bytes) / pixel_bytes);
-    bool matrix = false;
+    bool matrix = false, streamed = false;
     for (const Axis& a : axes) {
       if (std::optional<StepKernel> m = PlanMatrixStep(config, a.layout)) {
         prepared.steps.push_back(*m);
         matrix = true;
+        streamed = streamed || m->shader == kShaderMatrixStream;
         continue;
       }
       StepKernel k;
@@ -422,11 +468,18 @@ class FastBlur final : public BlurVariant {
       prepared.steps.push_back(k);
     }
     if (matrix) plan.constants.push_back(MatrixTaps(weights));
-    prepared.accuracy = {true,
-                         matrix ? "exact (weights in double, split into two fp16 terms on the "
-                                  "matrix units, fp32 accumulation: float rounding only)"
-                                : "exact (weights in double, fp32 accumulation: float rounding only)",
-                         {}};
+    std::string accuracy =
+        matrix ? "exact (weights in double, split into two fp16 terms on the matrix units, fp32 "
+                 "accumulation: float rounding only)"
+               : "exact (weights in double, fp32 accumulation: float rounding only)";
+    if (streamed) {
+      accuracy = absl::StrFormat(
+          "exact to the working format (every tap, fp32 accumulation; the streamed matrix "
+          "kernel's weights rounded to fp16: an axis off by at most %.1e of full scale; one "
+          "RGBA16F rounding of a value near 1 is 2.4e-4, an 8-bit level 3.9e-3)",
+          HalfWeightsError(weights));
+    }
+    prepared.accuracy = {true, accuracy, {}};
     return absl::OkStatus();
   }
 

@@ -15,17 +15,26 @@
 // the current tile needs, in a ring in shared memory (one 16-row block per
 // slot), instead of the whole panel of a workgroup. So:
 // - the halo is read once per segment (pc.tiles tiles), not once per 8 tiles;
-// - the weight blocks T_j (hi and lo) stay in registers for the whole
-//   segment, loaded once;
+// - the weight blocks T_j stay in registers for the whole segment, loaded
+//   once;
 // - a subgroup waits for no other: its barriers are subgroup barriers;
 // - loads run kAhead blocks ahead of the products through registers, so
 //   memory latency hides behind the products of the tiles before.
-// hi and lo accumulate separately (two independent chains) and are added
-// once per tile, in fp32: exact up to fp32 rounding, as the panel kernel.
+// The weights are the fp16 roundings alone (the panel kernel adds a second
+// fp16 term, lo, for fp32 accuracy): each is within 2^-11 of its value, so
+// an axis is off by at most Σ|w − fp16(w)| (< 2.5e-4 of full scale for
+// σ = R/2; the plan states the figure), about one rounding of a full-scale
+// RGBA16F value (2^-12), which the kernel reads and writes anyway. The lo
+// products' second chain cost more than it bought (H100, 1080p, r = 64,
+// µs H + V: 77.6 with them, 67.1 without, 54.8 without and with the queue
+// and segments below retuned).
 // Each tile's result goes through a small per-subgroup scratch matrix so
-// that edges are masked and lines scattered with ordinary stores. (Two
-// tiles per step, four chains, each block loaded once for both: tried,
-// slower on the H100, r = 64 122 against 81 us for both axes.)
+// that edges are masked and lines scattered with ordinary stores.
+// Tried on the H100 and not kept (docs/PERFORMANCE.md): two tiles per step
+// (r = 64 122 against 81 µs for both axes, with hi and lo); each input
+// block loaded once into J accumulators instead of J blocks per tile (J
+// fp32 accumulators in registers: r = 64 87 against 55 µs); the weight
+// blocks in shared memory instead of registers (r = 64 114 against 55).
 #include "shader_interface.h"
 #include "border.glsl"
 
@@ -33,10 +42,9 @@ layout(local_size_x_id = 0) in;                 // kWarps × 32
 layout(constant_id = 1) const int kRadius = 0;
 layout(constant_id = 2) const int kLinesAdjacent = 0;  // 1: line_stride 1 (a column pass)
 layout(constant_id = 3) const int kWarps = 1;
-
-// Blocks loaded ahead of the products (H100: 2 measured within 5%, 8 spilled
-// registers and took twice as long).
-const int kAhead = 4;
+// Blocks loaded ahead of the products: the plan's choice (more hide more
+// latency, but take registers the weight blocks need beyond J = 6).
+layout(constant_id = 4) const int kAhead = 4;
 const int kTaps16 = 1 + (2 * kRadius + 15) / 16;  // J: input blocks per output tile
 // A ring or scratch row: 4 pixels (one per line, 4 halves each) plus 2 of
 // padding, so that the 8 rows a matrix load reads at once (48 bytes apart)
@@ -57,7 +65,7 @@ layout(push_constant) uniform Push {
 
 layout(std430, binding = 0) readonly buffer SrcBlock { uvec2 src[]; };
 layout(std430, binding = 1) writeonly buffer DstBlock { uvec2 dst[]; };
-// T_j: [j][hi, lo][16 rows][16 columns], row-major.
+// T_j: [j][hi, lo][16 rows][16 columns], row-major; this kernel reads hi.
 layout(std430, binding = 2) readonly buffer TapsBlock { float16_t taps[]; };
 
 shared uvec2 ring[kWarps * kWarpWords];
@@ -133,10 +141,9 @@ void main() {
     queue[2 * u + 1] = k < blocks ? LoadPixel(k, b1, l1) : uvec2(0);
   }
 
-  F16MAT t_hi[kTaps16], t_lo[kTaps16];
+  F16MAT t[kTaps16];
   [[unroll]] for (int j = 0; j < kTaps16; ++j) {
-    coopMatLoadNV(t_hi[j], taps, uint(j * 512), 16u, false);
-    coopMatLoadNV(t_lo[j], taps, uint(j * 512 + 256), 16u, false);
+    coopMatLoadNV(t[j], taps, uint(j * 512), 16u, false);
   }
 
   // Tile s (outputs first + 16s .. +15): its last block, J − 1 ahead, goes
@@ -156,14 +163,13 @@ void main() {
       }
       SharedBarrier();
 
-      F32MAT acc_hi = F32MAT(0.0), acc_lo = F32MAT(0.0);
+      F32MAT acc = F32MAT(0.0);
       [[unroll]] for (int j = 0; j < kTaps16; ++j) {
         F16MAT x;
         coopMatLoadNV(x, ring, uint(SlotWords(s + j)), uint(kRowWords), false);
-        acc_hi = coopMatMulAddNV(t_hi[j], x, acc_hi);
-        acc_lo = coopMatMulAddNV(t_lo[j], x, acc_lo);
+        acc = coopMatMulAddNV(t[j], x, acc);
       }
-      coopMatStoreNV(F16MAT(acc_hi + acc_lo), ring, uint(scratch), uint(kRowWords), false);
+      coopMatStoreNV(F16MAT(acc), ring, uint(scratch), uint(kRowWords), false);
       SharedBarrier();
 
       // Row a of the scratch, pixel l: output first + 16s + a of line l.

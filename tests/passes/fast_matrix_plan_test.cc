@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 #include "passes/blur_variants/blur_variant.h"
 #include "tests/passes/variant_plan.h"
@@ -56,39 +57,69 @@ Planned PlanFast(const BlurConfig& config) { return plan_test::PlanVariant("fast
 
 TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
   // r = 64: the streamed kernel (4 subgroups of 32, each 4 lines along a
-  // segment of at most 32 tiles of 16 outputs, as even as the line allows).
+  // segment of at most 24 tiles of 16 outputs, as even as the line allows,
+  // 2 blocks loaded ahead).
   const Planned p = PlanFast(Config(64, PixelFormat::kRgba16F, MatrixCaps()));
   ASSERT_EQ(p.prepared.steps.size(), 2u);
   for (const passes::StepKernel& k : p.prepared.steps) {
     EXPECT_THAT(k.details, testing::HasSubstr("matrix units, streamed"));
-    ASSERT_EQ(k.spec.values.size(), 4u);
+    ASSERT_EQ(k.spec.values.size(), 5u);
     EXPECT_EQ(k.spec.values[0], 128u);
     EXPECT_EQ(k.spec.values[1], 64u);
     EXPECT_EQ(k.spec.values[3], 4u);
+    EXPECT_EQ(k.spec.values[4], 2u);
   }
   const passes::StepKernel& h = p.prepared.steps[0];
   const passes::StepKernel& v = p.prepared.steps[1];
   EXPECT_EQ(h.spec.values[2], 0u);  // rows: pixels adjacent
   EXPECT_EQ(v.spec.values[2], 1u);  // columns: lines adjacent
-  EXPECT_EQ(h.segment, 30u);        // 120 tiles in 4 segments
-  EXPECT_EQ(h.groups_x, 4u);
+  EXPECT_EQ(h.segment, 24u);        // 120 tiles in 5 segments
+  EXPECT_EQ(h.groups_x, 5u);
   EXPECT_EQ(h.groups_y, 68u);       // ⌈1080 / 16⌉
   EXPECT_EQ(v.segment, 23u);        // 68 tiles in 3 segments
   EXPECT_EQ(v.groups_x, 3u);
   EXPECT_EQ(v.groups_y, 120u);      // 1920 / 16
   ASSERT_EQ(p.plan.constants.size(), 2u);  // line-path weights, matrix blocks
-  EXPECT_THAT(p.prepared.accuracy.summary, testing::HasSubstr("matrix units"));
+  EXPECT_THAT(p.prepared.accuracy.summary, testing::HasSubstr("weights rounded to fp16"));
   EXPECT_TRUE(p.prepared.accuracy.exact);
 }
 
-// Up to r = 64 the streamed kernel: its segments cover every output of a
+// The streamed kernel's weights are the fp16 roundings alone: the plan
+// states how far an axis can be off (Σ|w − fp16(w)| over the 2R + 1 taps),
+// and for σ = R/2 that stays below 2.5e-4 of full scale (about one RGBA16F
+// rounding of a value near 1, 2^-12; r = 38 comes closest, 2.46e-4), the
+// claim the docs make. The panel kernel (beyond r = 112) keeps
+// two fp16 terms and says so.
+TEST(FastMatrixPlan, StreamedAccuracyStatesTheHalfWeightsError) {
+  for (int radius = 1; radius <= 112; ++radius) {
+    SCOPED_TRACE(radius);
+    const std::vector<double> w = passes::GaussianWeights(radius, radius / 2.0);
+    double bound = 0;
+    for (int t = -radius; t <= radius; ++t) {
+      const double exact = w[std::abs(t)];
+      bound += std::abs(passes::HalfToDouble(passes::DoubleToHalf(exact)) - exact);
+    }
+    EXPECT_LT(bound, 2.5e-4);
+    BlurConfig c = Config(radius, PixelFormat::kRgba16F, MatrixCaps());
+    c.axes = "horizontal";
+    const Planned p = PlanFast(c);
+    ASSERT_THAT(p.prepared.steps[0].details, testing::HasSubstr("streamed"));
+    EXPECT_THAT(p.prepared.accuracy.summary,
+                testing::HasSubstr(absl::StrFormat("at most %.1e of full scale", bound)));
+  }
+  const Planned panel = PlanFast(Config(113, PixelFormat::kRgba16F, MatrixCaps()));
+  EXPECT_THAT(panel.prepared.accuracy.summary, testing::HasSubstr("two fp16 terms"));
+}
+
+// Up to r = 112 the streamed kernel: its segments cover every output of a
 // line with as little spare as the segment count allows, at most 16 tiles
-// for J <= 3 and 32 beyond, in shared memory the device has; shorter (down
-// to 8 tiles) where that gives too few subgroups, the panel kernel where
-// even that does. Beyond r = 64 the panel kernel (2 subgroups x 8 tiles
-// while its panel fits).
-TEST(FastMatrixPlan, StreamedUpToRadius64ThenThePanel) {
-  for (int radius : {0, 1, 16, 17, 40, 64}) {
+// for J <= 3 and 24 beyond, in shared memory the device has (at r = 112 its
+// rings fill the 48 KB); 4 blocks loaded ahead up to J = 6, 2 beyond;
+// shorter segments (down to 8 tiles) where that gives too few subgroups,
+// the panel kernel where even that does. Beyond r = 112 the panel kernel
+// (2 subgroups x 8 tiles while its panel fits).
+TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
+  for (int radius : {0, 1, 16, 17, 40, 48, 64, 100, 112}) {
     for (uint32_t n : {1u, 15u, 16u, 17u, 255u, 256u, 257u, 513u, 1080u, 4099u}) {
       SCOPED_TRACE(testing::Message() << "r=" << radius << " n=" << n);
       BlurConfig c = Config(radius, PixelFormat::kRgba16F, MatrixCaps());
@@ -99,7 +130,9 @@ TEST(FastMatrixPlan, StreamedUpToRadius64ThenThePanel) {
       const passes::StepKernel& k = p.prepared.steps[0];
       ASSERT_THAT(k.details, testing::HasSubstr("matrix units, streamed"));
       const uint32_t blocks = 1 + (2 * radius + 15) / 16;
-      const uint32_t max_tiles = blocks <= 3 ? 16 : 32;
+      const uint32_t max_tiles = blocks <= 3 ? 16 : 24;
+      ASSERT_EQ(k.spec.values.size(), 5u);
+      EXPECT_EQ(k.spec.values[4], blocks >= 7 ? 2u : 4u);
       const uint32_t tiles16 = (n + 15) / 16;
       EXPECT_GE(k.segment, 1u);
       EXPECT_LE(k.segment, max_tiles);
@@ -126,7 +159,7 @@ TEST(FastMatrixPlan, StreamedUpToRadius64ThenThePanel) {
   small = PlanFast(c);
   EXPECT_THAT(small.prepared.steps[0].details, testing::HasSubstr("matrix units"));
   EXPECT_THAT(small.prepared.steps[0].details, testing::Not(testing::HasSubstr("streamed")));
-  for (int radius : {65, 100, 300}) {
+  for (int radius : {113, 150, 300}) {
     const Planned p = PlanFast(Config(radius, PixelFormat::kRgba16F, MatrixCaps()));
     for (const passes::StepKernel& k : p.prepared.steps) {
       EXPECT_THAT(k.details, testing::HasSubstr("matrix units"));
@@ -135,8 +168,8 @@ TEST(FastMatrixPlan, StreamedUpToRadius64ThenThePanel) {
       EXPECT_EQ(k.spec.values[4], 8u);  // tiles per subgroup
     }
   }
-  // r = 100, 1080p: the panel's 2 subgroups × 8 tiles.
-  const Planned p = PlanFast(Config(100, PixelFormat::kRgba16F, MatrixCaps()));
+  // r = 150, 1080p: the panel's 2 subgroups × 8 tiles.
+  const Planned p = PlanFast(Config(150, PixelFormat::kRgba16F, MatrixCaps()));
   EXPECT_EQ(p.prepared.steps[0].spec.values[3], 2u);
   EXPECT_EQ(p.prepared.steps[0].groups_x, 15u);   // 1920 / 128
   EXPECT_EQ(p.prepared.steps[0].groups_y, 135u);  // 1080 / 8
@@ -223,10 +256,12 @@ TEST(FastMatrixPlan, LinePathsWithoutMatrixUnitsOrForRgba32F) {
 // whose row runs the shader's 256 invocations take at most 2 each; beyond,
 // or along one axis, or where no tile fits, the two-step paths.
 TEST(FastBothAxesPlan, SmallRadiiTakeOneDispatchWhereATileFits) {
+  gpu::DeviceCaps no_matrix = MatrixCaps();  // both axes stream from r = 7 with them (below)
+  no_matrix.f16_matrix_product_16 = false;
   for (PixelFormat working : {PixelFormat::kRgba16F, PixelFormat::kRgba32F}) {
     for (int radius : {0, 1, 5, 8}) {
       SCOPED_TRACE(::testing::Message() << radius << " " << (working == PixelFormat::kRgba32F));
-      const Planned p = PlanFast(Config(radius, working, MatrixCaps()));
+      const Planned p = PlanFast(Config(radius, working, no_matrix));
       ASSERT_EQ(p.plan.steps.size(), 1u);
       EXPECT_EQ(p.plan.steps[0].label, "both axes");
       EXPECT_TRUE(p.plan.temp_extents.empty());
@@ -264,8 +299,8 @@ TEST(FastBothAxesPlan, SmallRadiiTakeOneDispatchWhereATileFits) {
   one_axis.axes = "vertical";
   EXPECT_EQ(PlanFast(one_axis).plan.steps.size(), 1u);
   EXPECT_EQ(PlanFast(one_axis).plan.steps[0].label, "vertical");
-  EXPECT_EQ(PlanFast(Config(9, PixelFormat::kRgba16F, MatrixCaps())).plan.steps.size(), 2u);
-  gpu::DeviceCaps tiny = MatrixCaps();
+  EXPECT_EQ(PlanFast(Config(9, PixelFormat::kRgba16F, no_matrix)).plan.steps.size(), 2u);
+  gpu::DeviceCaps tiny = no_matrix;
   tiny.max_compute_shared_memory_bytes = 4 << 10;
   EXPECT_EQ(PlanFast(Config(8, PixelFormat::kRgba32F, tiny)).plan.steps.size(), 2u);
 }
@@ -314,6 +349,36 @@ TEST(FastColumnPlan, ColumnsStagedInTilesWhereTheyFit) {
     EXPECT_LE(v.spec.values[3] * (f32 ? 16 : 8) + 4 * (2 * want.radius + 33), 48u << 10);
     EXPECT_EQ(v.groups_x, 1920 / columns);
     EXPECT_EQ(v.groups_y, (1080 + span - 1) / span);
+  }
+}
+
+}  // namespace
+}  // namespace rgfx
+
+namespace rgfx {
+namespace {
+
+// Where both axes stream on the matrix units (RGBA16F, enough subgroups),
+// the one-dispatch kernel keeps only r <= 6: from r = 7 two streamed steps
+// measured faster. RGBA32F, or an image too small to stream, keeps it to
+// r = 8.
+TEST(FastBothAxesPlan, BothAxesStreamFromRadius7OnMatrixUnits) {
+  for (int radius : {0, 6, 7, 8}) {
+    SCOPED_TRACE(radius);
+    const Planned p = PlanFast(Config(radius, PixelFormat::kRgba16F, MatrixCaps()));
+    if (radius <= 6) {
+      ASSERT_EQ(p.plan.steps.size(), 1u);
+      EXPECT_EQ(p.plan.steps[0].label, "both axes");
+      continue;
+    }
+    ASSERT_EQ(p.prepared.steps.size(), 2u);
+    for (const passes::StepKernel& k : p.prepared.steps) {
+      EXPECT_THAT(k.details, testing::HasSubstr("matrix units, streamed"));
+    }
+    EXPECT_EQ(PlanFast(Config(radius, PixelFormat::kRgba32F, MatrixCaps())).plan.steps.size(), 1u);
+    BlurConfig small = Config(radius, PixelFormat::kRgba16F, MatrixCaps());
+    small.extent = {512, 512};  // 128 groups of 4 lines, 32 tiles: too few subgroups
+    EXPECT_EQ(PlanFast(small).plan.steps.size(), 1u);
   }
 }
 
