@@ -30,8 +30,13 @@
 // and segments below retuned).
 // Each tile's result goes through a small per-subgroup scratch matrix so
 // that edges are masked and lines scattered with ordinary stores.
-// Tried on the H100 and not kept (docs/PERFORMANCE.md): two tiles per step
-// (r = 64 122 against 81 µs for both axes, with hi and lo); each input
+// Built twice: with TWO_TILES_PER_STEP each step computes two neighbouring
+// tiles (below), where its two more ring and scratch blocks fit the shared
+// memory. H100, 1080p, µs H + V, one / two tiles per step in one sweep:
+// r = 16 34.6 / 33.8, r = 32 49.4 / 39.9, r = 48 50.7 / 44.3, r = 64
+// 73.0 / 72.7, r = 96 109.6 / 90.6. (With hi and lo products two tiles
+// per step had been slower: r = 64 122 against 81.)
+// Tried on the H100 and not kept (docs/PERFORMANCE.md): each input
 // block loaded once into J accumulators instead of J blocks per tile (J
 // fp32 accumulators in registers: r = 64 87 against 55 µs); the weight
 // blocks in shared memory instead of registers (r = 64 114 against 55).
@@ -43,7 +48,8 @@ layout(constant_id = 1) const int kRadius = 0;
 layout(constant_id = 2) const int kLinesAdjacent = 0;  // 1: line_stride 1 (a column pass)
 layout(constant_id = 3) const int kWarps = 1;
 // Blocks loaded ahead of the products: the plan's choice (more hide more
-// latency, but take registers the weight blocks need beyond J = 6).
+// latency, but take registers the weight blocks need beyond J = 6); even
+// where two tiles are computed per step.
 layout(constant_id = 4) const int kAhead = 4;
 const int kTaps16 = 1 + (2 * kRadius + 15) / 16;  // J: input blocks per output tile
 // A ring or scratch row: 4 pixels (one per line, 4 halves each) plus 2 of
@@ -51,7 +57,15 @@ const int kTaps16 = 1 + (2 * kRadius + 15) / 16;  // J: input blocks per output 
 // fall on different banks.
 const int kRowWords = 6;                          // uvec2 per row
 const int kBlockWords = 16 * kRowWords;
+#ifdef TWO_TILES_PER_STEP
+// Two tiles per step: J + 1 ring slots (blocks s .. s + J), two scratch
+// blocks.
+const int kSlots = kTaps16 + 1;
+const int kWarpWords = (kTaps16 + 3) * kBlockWords;
+#else
+const int kSlots = kTaps16;
 const int kWarpWords = (kTaps16 + 1) * kBlockWords;  // J ring slots + the scratch
+#endif
 
 layout(push_constant) uniform Push {
   uint n;
@@ -107,12 +121,12 @@ void SharedBarrier() {
                  gl_SemanticsAcquireRelease);
 }
 
-int SlotWords(int k) { return warp_base + (k % kTaps16) * kBlockWords; }
+int SlotWords(int k) { return warp_base + (k % kSlots) * kBlockWords; }
 
 void main() {
   const int warp = int(gl_SubgroupID);
   warp_base = warp * kWarpWords;
-  const int scratch = warp_base + kTaps16 * kBlockWords;
+  const int scratch = warp_base + kSlots * kBlockWords;
   line0 = (int(gl_WorkGroupID.y) * kWarps + warp) * 4;
   first = int(gl_WorkGroupID.x) * int(pc.tiles) * 16;
   // Blocks this segment reads: its tiles' and the halo's.
@@ -146,6 +160,62 @@ void main() {
     coopMatLoadNV(t[j], taps, uint(j * 512), 16u, false);
   }
 
+#ifdef TWO_TILES_PER_STEP
+  // Tiles s and s + 1 share blocks s + 1 .. s + J − 1: each block is loaded
+  // from the ring once for both (J + 1 matrix loads per two tiles instead
+  // of 2J), and the two accumulators are independent chains. Blocks
+  // s + J − 1 and s + J enter the ring in the slots of blocks s − 2 and
+  // s − 1, which only the step before read; kAhead (even) blocks ahead, so
+  // a round of kAhead / 2 steps keeps every queue index constant. Where the
+  // segment's tile count is odd, the last step's second tile is computed
+  // from zeros or stale queue words and not stored.
+  const int kSteps = kAhead / 2;
+  for (int s0 = 0; s0 < int(pc.tiles); s0 += 2 * kSteps) {
+    [[unroll]] for (int u = 0; u < kSteps; ++u) {
+      const int s = s0 + 2 * u;  // tiles s and s + 1
+      if (s >= int(pc.tiles)) break;
+      const int k = s + kTaps16 - 1;  // blocks k and k + 1 enter the ring
+      SharedBarrier();
+      ring[SlotWords(k) + b0 * kRowWords + l0] = queue[4 * u];
+      ring[SlotWords(k) + b1 * kRowWords + l1] = queue[4 * u + 1];
+      ring[SlotWords(k + 1) + b0 * kRowWords + l0] = queue[4 * u + 2];
+      ring[SlotWords(k + 1) + b1 * kRowWords + l1] = queue[4 * u + 3];
+      if (k + kAhead < blocks) {
+        queue[4 * u] = LoadPixel(k + kAhead, b0, l0);
+        queue[4 * u + 1] = LoadPixel(k + kAhead, b1, l1);
+      }
+      if (k + 1 + kAhead < blocks) {
+        queue[4 * u + 2] = LoadPixel(k + 1 + kAhead, b0, l0);
+        queue[4 * u + 3] = LoadPixel(k + 1 + kAhead, b1, l1);
+      }
+      SharedBarrier();
+
+      F32MAT acc0 = F32MAT(0.0), acc1 = F32MAT(0.0);
+      [[unroll]] for (int j = 0; j <= kTaps16; ++j) {
+        F16MAT x;
+        coopMatLoadNV(x, ring, uint(SlotWords(s + j)), uint(kRowWords), false);
+        if (j < kTaps16) acc0 = coopMatMulAddNV(t[j], x, acc0);
+        if (j > 0) acc1 = coopMatMulAddNV(t[j - 1], x, acc1);
+      }
+      coopMatStoreNV(F16MAT(acc0), ring, uint(scratch), uint(kRowWords), false);
+      coopMatStoreNV(F16MAT(acc1), ring, uint(scratch + kBlockWords), uint(kRowWords), false);
+      SharedBarrier();
+
+      [[unroll]] for (int q = 0; q < 2; ++q) {
+        if (s + q >= int(pc.tiles)) break;
+        [[unroll]] for (int e = 0; e < 2; ++e) {
+          const int a = e == 0 ? b0 : b1, l = e == 0 ? l0 : l1;
+          const int line = line0 + l;
+          const int i = first + 16 * (s + q) + a;
+          if (line < int(pc.lines) && i < int(pc.n)) {
+            dst[uint(line) * pc.line_stride + uint(i) * pc.pixel_stride] =
+                ring[scratch + q * kBlockWords + a * kRowWords + l];
+          }
+        }
+      }
+    }
+  }
+#else
   // Tile s (outputs first + 16s .. +15): its last block, J − 1 ahead, goes
   // from the queue into the ring (the slot of block s − 1, which only tile
   // s − 1 read), and block s + J − 1 + kAhead takes its place in the queue.
@@ -184,4 +254,5 @@ void main() {
       }
     }
   }
+#endif
 }

@@ -208,26 +208,31 @@ TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
 
 // fast's streamed matrix kernel (RGBA16F, r <= 112, devices with matrix
 // units, images giving at least 1024 subgroups): lines of 7 segments of 10
-// tiles whose last one is partial (1100 px), line counts that leave the
-// last workgroup's subgroups short of lines, every border, one axis and
-// both (r = 7 both: streamed, not the one-dispatch kernel), 4 and 2 blocks
-// loaded ahead (r <= 40 and beyond). Without matrix units (lavapipe) nothing streams: the same shapes,
-// 21 or 23 lines instead of 600, run the line paths, and the test says so.
+// tiles (1100 px) or 11 (1130 px: an odd count, so the two-tile kernel's
+// last step has one tile), the last segment partial, line counts that
+// leave the last workgroup's subgroups short of lines, every border, one
+// axis and both (r = 7 both: streamed, not the one-dispatch kernel); two
+// tiles per step up to r = 96 (4 blocks loaded ahead at r = 5, 7, 17, 2
+// at r = 48, 64), one at r = 100. Without matrix units (lavapipe) nothing
+// streams: the same shapes, 21 lines instead of 601, run the line paths,
+// and the test says so.
 TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
   const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
   const bool matrix = caps.f16_matrix_product_16;
   const int across = matrix ? 601 : 21;
   std::printf("%s: %s\n", caps.name.c_str(),
-              matrix ? "matrix units: the streamed kernel runs on 1100 x 601 and 601 x 1100"
-                     : "no matrix units: nothing streams here, the line paths run on 1100 x 21 "
-                       "and 21 x 1100 (the streamed kernel is checked on a device with them, "
+              matrix ? "matrix units: the streamed kernel runs on 1100 or 1130 x 601 and "
+                              "601 x 1100 or 1130"
+                     : "no matrix units: nothing streams here, the line paths run on 1100 or 1130 x "
+                       "21 and 21 x 1100 or 1130 (the streamed kernel is checked on a device with them, "
                        "see docs/blur/h100-tests-*.txt)");
   const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
   const char* const axes[] = {"both", "horizontal", "vertical"};
   uint32_t seed = 900;
   double worst = 0;
-  for (auto [w, h] : {std::pair{1100, across}, std::pair{across, 1100}}) {
-    for (int radius : {5, 7, 17, 64, 100}) {
+  for (int radius : {5, 7, 17, 48, 64, 100}) {
+    const int length = radius == 64 || radius == 100 ? 1100 : 1130;
+    for (auto [w, h] : {std::pair{length, across}, std::pair{across, length}}) {
       // The kernel the plan picks for the long lines on this device.
       passes::BlurConfig config;
       config.pass_name = "blur";
@@ -242,6 +247,12 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
       ASSERT_TRUE(passes::FindBlurVariant("fast")->Plan(config, plan, prepared).ok());
       const std::string& details = prepared.steps.at(0).details;
       EXPECT_EQ(details.find("streamed") != std::string::npos, matrix) << details;
+      if (matrix) {
+        EXPECT_THAT(details, ::testing::HasSubstr(radius <= 96 ? "two tiles per step"
+                                                             : "one tile per step"));
+        EXPECT_THAT(details, ::testing::HasSubstr(length == 1100 ? "along 160 outputs"
+                                                               : "along 176 outputs"));
+      }
       if (radius == 7) {  // both axes: two streamed steps, else one dispatch
         passes::BlurConfig both = config;
         both.axes = "both";

@@ -114,12 +114,14 @@ TEST(FastMatrixPlan, StreamedAccuracyStatesTheHalfWeightsError) {
 // Up to r = 112 the streamed kernel: its segments cover every output of a
 // line with as little spare as the segment count allows, at most 16 tiles
 // for J <= 3 and 24 beyond, in shared memory the device has (at r = 112 its
-// rings fill the 48 KB); 4 blocks loaded ahead up to J = 6, 2 beyond;
-// shorter segments (down to 8 tiles) where that gives too few subgroups,
-// the panel kernel where even that does. Beyond r = 112 the panel kernel
-// (2 subgroups x 8 tiles while its panel fits).
+// rings fill the 48 KB); two tiles per step where a ring of J + 1 blocks
+// and two scratch blocks per subgroup fit (J <= 13: r <= 96), else one;
+// 4 blocks loaded ahead up to J = 6, 2 beyond (even, as two tiles per step
+// need); shorter segments (down to 8 tiles) where that gives too few
+// subgroups, the panel kernel where even that does. Beyond r = 112 the
+// panel kernel (2 subgroups x 8 tiles while its panel fits).
 TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
-  for (int radius : {0, 1, 16, 17, 40, 48, 64, 100, 112}) {
+  for (int radius : {0, 1, 16, 17, 40, 48, 64, 96, 97, 100, 112}) {
     for (uint32_t n : {1u, 15u, 16u, 17u, 255u, 256u, 257u, 513u, 1080u, 4099u}) {
       SCOPED_TRACE(testing::Message() << "r=" << radius << " n=" << n);
       BlurConfig c = Config(radius, PixelFormat::kRgba16F, MatrixCaps());
@@ -142,8 +144,14 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
       EXPECT_LT((k.groups_x - 1) * k.segment, tiles16);
       EXPECT_EQ(k.groups_x, (tiles16 + max_tiles - 1) / max_tiles);
       EXPECT_EQ(k.groups_y, 256u);  // 16 lines per workgroup
-      // Ring of J blocks plus a scratch block per subgroup, 16 rows of 48 B.
-      EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat(4 * (blocks + 1) * 768, " bytes")));
+      // Per subgroup a ring of J blocks and a scratch block, 16 rows of 48 B
+      // each; for two tiles per step one more of each.
+      const bool two = radius <= 96;
+      EXPECT_THAT(k.details, testing::HasSubstr(two ? "two tiles per step" : "one tile per step"));
+      EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat(
+                                 "ring of ", blocks + (two ? 1 : 0), " blocks")));
+      EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat(
+                                 4 * (blocks + (two ? 3 : 1)) * 768, " bytes")));
     }
   }
   // Fewer lines: segments shrink to 8 tiles for 1024 subgroups, then the
