@@ -17,6 +17,7 @@
 #include "absl/time/time.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gpu/device.h"
 #include "gpu/instance.h"
@@ -158,8 +159,12 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
       std::fflush(csv);  // a sweep cut short keeps its rows
     }
   };
+  // Columns after stated_psnr_db (readers go by name): the spread of each
+  // axis over the point's runs, and what the plan chose per step, so that a
+  // point can be compared with a single run of the same configuration.
   emit("device,vendor_id,device_id,working,width,height,radius,variant,resolved,h_us,v_us,"
-       "total_us,copy_floor_us,x_copy_floor,fp32_floor_us,x_fp32_floor,stated_psnr_db");
+       "total_us,copy_floor_us,x_copy_floor,fp32_floor_us,x_fp32_floor,stated_psnr_db,"
+       "h_p10_us,h_p90_us,v_p10_us,v_p90_us,plan");
   graph::CompileLimits limits;
   limits.max_pixels = 1ull << 30;
   const int base_runs = absl::GetFlag(FLAGS_sweep_runs);
@@ -194,13 +199,15 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
                                                    caps.vendor_id, caps.device_id, format, w, h,
                                                    radius, variant);
           if (!compiled.ok()) {
-            emit(head + ",refused,,,,,,,,");
+            emit(head + ",refused,,,,,,,,,,,,,");
             continue;
           }
-          std::string resolved, psnr;
+          std::string resolved, psnr, plan;
           for (const auto& pass : (*compiled)->passes) {
             if (pass.name != "blur") continue;
             resolved = pass.plan.variant;
+            plan = absl::StrJoin(passes::BlurStepDetails(pass.plan), " | ");
+            plan.erase(std::remove(plan.begin(), plan.end(), '"'), plan.end());
             const passes::BlurAccuracy* a = passes::FindBlurAccuracy(pass.plan);
             if (a && !a->exact && a->noise_psnr_db) psnr = absl::StrFormat("%.1f", *a->noise_psnr_db);
           }
@@ -225,21 +232,23 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
           // H and V where the plan has those steps; the total is every step
           // of the blur (`fast` at r <= 8 does both axes in one dispatch,
           // large_radius's two-dispatch path has several per axis).
-          double hv[2] = {0, 0};
+          Stats hv[2] = {};
           double total = 0;
           for (const auto& [name, ns] : TimeGraph(desc, **compiled, executor)) {
             if (name.rfind("blur/", 0) != 0) continue;
-            const double us = Summarise(ns).median_us;
-            total += us;
-            if (name == "blur/horizontal") hv[0] = us;
-            if (name == "blur/vertical") hv[1] = us;
+            const Stats stats = Summarise(ns);
+            total += stats.median_us;
+            if (name == "blur/horizontal") hv[0] = stats;
+            if (name == "blur/vertical") hv[1] = stats;
           }
           const double copy_floor = 2 * (2.0 * w * h * bpp) / bandwidth / 1000.0;
           const double fp32_floor =
               2.0 * w * h * 4 * (2 * radius + 1) / fma_per_ns / 1000.0;
-          emit(head + absl::StrFormat(",%s,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%s", resolved, hv[0],
-                                      hv[1], total, copy_floor, total / copy_floor, fp32_floor,
-                                      total / fp32_floor, psnr));
+          emit(head + absl::StrFormat(",%s,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%s,%.2f,%.2f,%.2f,%.2f,\"%s\"",
+                                      resolved, hv[0].median_us, hv[1].median_us, total,
+                                      copy_floor, total / copy_floor, fp32_floor,
+                                      total / fp32_floor, psnr, hv[0].p10_us, hv[0].p90_us,
+                                      hv[1].p10_us, hv[1].p90_us, plan));
         }
       }
     }
