@@ -73,9 +73,9 @@ constexpr int kShaderMatrixStreamPairs = 4;  // the streamed kernel, two tiles p
 
 // The streamed matrix kernel (gaussian_blur_fast_stream.comp) keeps the J
 // weight blocks in registers: up to r = 112 (J = 15, 60 registers a lane;
-// its 4 subgroups' rings then fill 48 KB). H100, 1080p, µs H + V: r = 80
-// 94.2, r = 96 110.1, r = 112 119.5 against the panel kernel's 115.8,
-// 125.4, 157.5.
+// its 4 subgroups' rings then fill 48 KB). H100, 1080p, µs H + V, one
+// tile per step: r = 80 94.2, r = 96 110.1, r = 112 119.5 against the
+// panel kernel's 115.8, 125.4, 157.5 (r = 96 with two tiles per step: 90.6).
 constexpr int kStreamMaxRadius = 112;
 constexpr uint32_t kStreamWarps = 4;
 
