@@ -479,17 +479,17 @@ class FastBlur final : public BlurVariant {
       prepared.steps.push_back(k);
     }
     if (matrix) plan.constants.push_back(MatrixTaps(weights));
-    std::string accuracy =
-        matrix ? "exact (weights in double, split into two fp16 terms on the matrix units, fp32 "
-                 "accumulation: float rounding only)"
-               : "exact (weights in double, fp32 accumulation: float rounding only)";
-    if (streamed) {
-      accuracy = absl::StrFormat(
-          "exact to the working format (every tap, fp32 accumulation; the streamed matrix "
-          "kernel's weights rounded to fp16: an axis off by at most %.1e of full scale; one "
-          "RGBA16F rounding of a value near 1 is 2.4e-4, an 8-bit level 3.9e-3)",
-          HalfWeightsError(weights));
-    }
+    // The streamed kernel's fp16 weights dominate where any axis streams.
+    const std::string accuracy =
+        streamed ? absl::StrFormat(
+                       "exact to the working format (every tap, fp32 accumulation; the streamed "
+                       "matrix kernel's weights rounded to fp16: an axis off by at most %.1e of "
+                       "full scale; one RGBA16F rounding of a value near 1 is 2.4e-4, an 8-bit "
+                       "level 3.9e-3)",
+                       HalfWeightsError(weights))
+        : matrix ? "exact (weights in double, split into two fp16 terms on the matrix units, "
+                   "fp32 accumulation: float rounding only)"
+                 : "exact (weights in double, fp32 accumulation: float rounding only)";
     prepared.accuracy = {true, accuracy, {}};
     return absl::OkStatus();
   }
