@@ -36,6 +36,9 @@ struct DeviceCaps {
   // Matrix units: 16×16×16 fp16 products with fp32 accumulation per 32-wide
   // subgroup (VK_NV_cooperative_matrix), enabled on the device when present.
   bool f16_matrix_product_16 = false;
+  // Pipelines are created with their statistics captured
+  // (DeviceOptions::pipeline_statistics and VK_KHR_pipeline_executable_properties).
+  bool pipeline_statistics = false;
 
   // Timestamps on the compute queue; false means timings are "unsupported"
   // rather than zeros.

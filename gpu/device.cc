@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -184,9 +185,14 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(Instance& instance,
   VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   VkPhysicalDeviceCooperativeMatrixFeaturesNV fmatrix{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fexecutable{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   const bool matrix_extension = HasExtension(physical, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  const bool executable_extension =
+      HasExtension(physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   f11.pNext = &f12;
-  if (matrix_extension) f12.pNext = &fmatrix;
+  f12.pNext = &fexecutable;
+  if (matrix_extension) fexecutable.pNext = &fmatrix;
   VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   supported.pNext = &f11;
   vkGetPhysicalDeviceFeatures2(physical, &supported);
@@ -198,6 +204,8 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(Instance& instance,
                                caps.shader_float16 && caps.subgroup_size == 32 &&
                                f12.vulkanMemoryModel &&
                                HasF16MatrixProduct16(physical);
+  caps.pipeline_statistics = options.pipeline_statistics && executable_extension &&
+                             fexecutable.pipelineExecutableInfo;
 
   VkPhysicalDeviceVulkan11Features en11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   VkPhysicalDeviceVulkan12Features en12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
@@ -212,9 +220,20 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(Instance& instance,
   VkPhysicalDeviceCooperativeMatrixFeaturesNV enmatrix{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
   enmatrix.cooperativeMatrix = VK_TRUE;
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR enexecutable{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  enexecutable.pipelineExecutableInfo = VK_TRUE;
+  std::vector<const char*> extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  void** next = &en12.pNext;
   if (caps.f16_matrix_product_16) {
-    en12.pNext = &enmatrix;
+    *next = &enmatrix;
+    next = &enmatrix.pNext;
     en12.vulkanMemoryModel = VK_TRUE;
+    extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  }
+  if (caps.pipeline_statistics) {
+    *next = &enexecutable;
+    extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   }
 
   const float priority = 1.0f;
@@ -222,14 +241,12 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(Instance& instance,
   queue_info.queueFamilyIndex = self->queue_family_;
   queue_info.queueCount = 1;
   queue_info.pQueuePriorities = &priority;
-  const char* extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME,
-                              VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME};
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   info.pNext = &enabled;
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue_info;
-  info.enabledExtensionCount = caps.f16_matrix_product_16 ? 2 : 1;
-  info.ppEnabledExtensionNames = extensions;
+  info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
   RGFX_VK_RETURN_IF_ERROR(vkCreateDevice(physical, &info, nullptr, &self->device_));
   volkLoadDevice(self->device_);
   vkGetDeviceQueue(self->device_, self->queue_family_, 0, &self->queue_);
@@ -248,7 +265,8 @@ std::string Device::Describe() const {
   return absl::StrCat(caps_.name, " (", caps_.type, "), driver ", caps_.driver, ", Vulkan ",
                       caps_.api_version, ", queue family ", queue_family_,
                       caps_.timestamps_supported ? ", timestamps" : ", no timestamps",
-                      caps_.f16_matrix_product_16 ? ", matrix units (fp16 16x16x16)" : "");
+                      caps_.f16_matrix_product_16 ? ", matrix units (fp16 16x16x16)" : "",
+                      caps_.pipeline_statistics ? ", pipeline statistics" : "");
 }
 
 VkResult Device::Submit(const VkSubmitInfo& submit, VkFence fence) {

@@ -23,6 +23,11 @@ struct DeviceOptions {
   // Use the matrix units (VK_NV_cooperative_matrix) where present; off runs
   // every pass on the ordinary paths, for comparisons.
   bool matrix_units = true;
+  // Ask the driver for each pipeline's statistics (registers, shared memory,
+  // ...: VK_KHR_pipeline_executable_properties) where it offers them, for
+  // benchmarks; off by default, since capturing them may bypass the
+  // driver's own shader caching.
+  bool pipeline_statistics = false;
 };
 
 // What ChooseDevice picks among: every physical device of `instance`.

@@ -7,6 +7,56 @@
 #include "gpu/vk_status.h"
 
 namespace rgfx::gpu {
+namespace {
+
+std::string StatisticValue(const VkPipelineExecutableStatisticKHR& s) {
+  switch (s.format) {
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+      return s.value.b32 ? "true" : "false";
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+      return absl::StrCat(s.value.i64);
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+      return absl::StrCat(s.value.u64);
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
+      return absl::StrCat(s.value.f64);
+    default:
+      return "?";
+  }
+}
+
+// "name value" for every statistic of every executable of `pipeline` (a
+// compute pipeline has one), prefixed with the executable's name where
+// there are several. A driver that fails the query yields nothing: the
+// statistics are for reading, never needed to run.
+std::vector<std::string> ReadStatistics(VkDevice device, VkPipeline pipeline) {
+  std::vector<std::string> out;
+  VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+  info.pipeline = pipeline;
+  uint32_t count = 0;
+  if (vkGetPipelineExecutablePropertiesKHR(device, &info, &count, nullptr) != VK_SUCCESS) return out;
+  std::vector<VkPipelineExecutablePropertiesKHR> executables(
+      count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
+  if (vkGetPipelineExecutablePropertiesKHR(device, &info, &count, executables.data()) != VK_SUCCESS) {
+    return out;
+  }
+  for (uint32_t e = 0; e < count; ++e) {
+    VkPipelineExecutableInfoKHR which{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    which.pipeline = pipeline;
+    which.executableIndex = e;
+    uint32_t n = 0;
+    if (vkGetPipelineExecutableStatisticsKHR(device, &which, &n, nullptr) != VK_SUCCESS) continue;
+    std::vector<VkPipelineExecutableStatisticKHR> stats(
+        n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+    if (vkGetPipelineExecutableStatisticsKHR(device, &which, &n, stats.data()) != VK_SUCCESS) continue;
+    const std::string prefix = count > 1 ? absl::StrCat(executables[e].name, ": ") : "";
+    for (uint32_t i = 0; i < n; ++i) {
+      out.push_back(absl::StrCat(prefix, stats[i].name, " ", StatisticValue(stats[i])));
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<PipelineCache>> PipelineCache::Create(Device& device,
                                                                      std::string cache_file) {
@@ -96,6 +146,7 @@ absl::StatusOr<const ComputePipeline*> PipelineCache::Get(const ShaderCode& shad
   info.stage.pName = "main";
   info.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec_info;
   info.layout = p->layout;
+  if (device_.caps().pipeline_statistics) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   const VkResult result = vkCreateComputePipelines(device, vk_cache_, 1, &info, nullptr,
                                                    &p->pipeline);
   vkDestroyShaderModule(device, module, nullptr);
@@ -104,6 +155,8 @@ absl::StatusOr<const ComputePipeline*> PipelineCache::Get(const ShaderCode& shad
     vkDestroyDescriptorSetLayout(device, p->set_layout, nullptr);
     return VkStatus(result, absl::StrCat("creating the pipeline for shader ", std::string(shader.name)));
   }
+  if (device_.caps().pipeline_statistics) p->statistics = ReadStatistics(device, p->pipeline);
+  reports_.push_back({std::string(shader.name), spec.values, p->statistics});
   const ComputePipeline* out = p.get();
   pipelines_.emplace(std::move(key), std::move(p));
   return out;
@@ -130,6 +183,11 @@ absl::Status PipelineCache::SaveTo(const std::string& path) const {
     return absl::UnavailableError(absl::StrCat("cannot rename ", tmp, " to ", path));
   }
   return absl::OkStatus();
+}
+
+std::vector<PipelineReport> PipelineCache::Reports() const {
+  absl::MutexLock lock(&mu_);
+  return reports_;
 }
 
 size_t PipelineCache::size() const {

@@ -26,6 +26,17 @@ struct ComputePipeline {
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
   uint32_t num_buffers = 0;
   uint32_t push_constant_bytes = 0;
+  // What the driver says about the compiled code where the device captures
+  // statistics (DeviceCaps::pipeline_statistics), e.g. "Register Count 128";
+  // empty otherwise.
+  std::vector<std::string> statistics;
+};
+
+// One pipeline of the cache as a benchmark reports it.
+struct PipelineReport {
+  std::string shader;
+  std::vector<uint32_t> spec;
+  std::vector<std::string> statistics;
 };
 
 class PipelineCache {
@@ -43,6 +54,8 @@ class PipelineCache {
   absl::Status Save() const;
   absl::Status SaveTo(const std::string& path) const;
   size_t size() const;
+  // Every pipeline created so far, in creation order.
+  std::vector<PipelineReport> Reports() const;
 
  private:
   explicit PipelineCache(Device& device) : device_(device) {}
@@ -53,6 +66,7 @@ class PipelineCache {
   // Keyed by the SPIR-V's address (embedded arrays are unique) and spec values.
   std::map<std::pair<const uint32_t*, std::vector<uint32_t>>, std::unique_ptr<ComputePipeline>>
       pipelines_ ABSL_GUARDED_BY(mu_);
+  std::vector<PipelineReport> reports_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace rgfx::gpu

@@ -47,6 +47,9 @@ ABSL_FLAG(bool, validation, false, "turn on the validation layer (slows the CPU 
 ABSL_FLAG(int, repeats, 1,
           "GPU repetitions per run, back to back in one submission (medians): the GPU stays "
           "busy at sustained clocks (an H100 idling between runs drops to 345 MHz)");
+ABSL_FLAG(bool, pipeline_statistics, true,
+          "print what the driver says about each pipeline the graph used (registers, shared "
+          "memory, ...; VK_KHR_pipeline_executable_properties), where it offers that");
 ABSL_FLAG(bool, sweep, false,
           "instead of one graph: time gaussian_blur for every --sweep_variants x "
           "--sweep_radii x --sweep_sizes x --sweep_formats and print CSV (bench/ turns it "
@@ -143,12 +146,27 @@ std::vector<std::pair<std::string, std::vector<uint64_t>>> TimeGraph(
 
 std::vector<std::string> Split(const std::string& list) { return absl::StrSplit(list, ','); }
 
+// "pipeline: <shader> spec [..]: <statistics>" for every pipeline created
+// since the first `from`: which kernel build ran with which constants, and
+// what that cost in registers and shared memory (occupancy is the usual
+// suspect when a kernel stalls on memory).
+void PrintPipelines(const gpu::PipelineCache& pipelines, size_t from) {
+  const std::vector<gpu::PipelineReport> reports = pipelines.Reports();
+  for (size_t i = from; i < reports.size(); ++i) {
+    if (reports[i].statistics.empty()) continue;
+    std::printf("pipeline: %s spec [%s]: %s\n", reports[i].shader.c_str(),
+                absl::StrJoin(reports[i].spec, ",").c_str(),
+                absl::StrJoin(reports[i].statistics, ", ").c_str());
+  }
+}
+
 // The blur sweep: one CSV row per point with the blur's H and V step
 // medians, the copy floor (each step reads and writes the image once at the
 // measured bandwidth) and the fp32 arithmetic floor (2·radius+1 multiply-adds
 // per channel, 4 channels, per pixel and step, at --fma_per_ns).
 void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
-           graph::Executor& executor, double bandwidth, double fma_per_ns) {
+           graph::Executor& executor, const gpu::PipelineCache& pipelines, double bandwidth,
+           double fma_per_ns) {
   FILE* csv = nullptr;
   if (!absl::GetFlag(FLAGS_csv).empty()) csv = std::fopen(absl::GetFlag(FLAGS_csv).c_str(), "w");
   auto emit = [&](const std::string& line) {
@@ -195,6 +213,7 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
           desc.passes.push_back(blur);
           desc.outputs.push_back({"soft", graph::PixelFormat::kRgba8});
           auto compiled = graph::Compile(desc, registry, caps, limits);
+          const size_t pipelines_before = pipelines.Reports().size();
           const std::string head = absl::StrFormat("\"%s\",%u,%u,%s,%u,%u,%d,%s", caps.name,
                                                    caps.vendor_id, caps.device_id, format, w, h,
                                                    radius, variant);
@@ -249,6 +268,7 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
                                       copy_floor, total / copy_floor, fp32_floor,
                                       total / fp32_floor, psnr, hv[0].p10_us, hv[0].p90_us,
                                       hv[1].p10_us, hv[1].p90_us, plan));
+          PrintPipelines(pipelines, pipelines_before);  // stdout only: the CSV stays one row a point
         }
       }
     }
@@ -258,8 +278,9 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
 
 int Main() {
   auto instance = OrDie(gpu::Instance::Create({.validation = absl::GetFlag(FLAGS_validation)}));
-  auto device = OrDie(gpu::Device::Create(*instance, {absl::GetFlag(FLAGS_device),
-                                                            absl::GetFlag(FLAGS_matrix_units)}));
+  auto device = OrDie(gpu::Device::Create(
+      *instance, {absl::GetFlag(FLAGS_device), absl::GetFlag(FLAGS_matrix_units),
+                  absl::GetFlag(FLAGS_pipeline_statistics)}));
   auto pipelines = OrDie(gpu::PipelineCache::Create(*device));
   graph::PassRegistry registry;
   passes::RegisterBuiltinPasses(registry);
@@ -333,7 +354,7 @@ int Main() {
     absl::SetFlag(&FLAGS_repeats, sustained);
     const double bandwidth = std::max(bandwidth_before, measure_bandwidth());
     std::printf("copy bandwidth: %.1f GB/s\n", bandwidth);
-    Sweep(registry, caps, *executor, bandwidth, fma_per_ns);
+    Sweep(registry, caps, *executor, *pipelines, bandwidth, fma_per_ns);
     return 0;
   }
 
@@ -367,7 +388,9 @@ int Main() {
       std::printf("plan: %s\n", a->summary.c_str());
     }
   }
+  const size_t pipelines_before = pipelines->Reports().size();
   const auto rows = TimeGraph(desc, *compiled, *executor);
+  PrintPipelines(*pipelines, pipelines_before);
   const double bandwidth_after = measure_bandwidth();
   const double bandwidth = std::max(bandwidth_before, bandwidth_after);
   std::printf("copy bandwidth (compute shader, %.0f MiB RGBA32F, read+write): %.1f GB/s before, "

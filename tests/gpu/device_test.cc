@@ -1,5 +1,6 @@
 // The device layer on the real test device (lavapipe in CI), validation on.
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include <gmock/gmock.h>
@@ -7,6 +8,7 @@
 
 #include "gpu/arena.h"
 #include "gpu/pipeline_cache.h"
+#include "kCopyF32.h"
 #include "tests/support/gpu_env.h"
 
 namespace rgfx {
@@ -92,6 +94,49 @@ TEST_F(DeviceTest, PipelineCacheSavesAndLoadsItsFile) {
   auto from_garbage = gpu::PipelineCache::Create(*testing::SharedGpu().device, path);
   EXPECT_TRUE(from_garbage.ok()) << from_garbage.status();
   std::filesystem::remove(path);
+}
+
+// The bench's register and shared-memory figures: a device asked for
+// pipeline statistics reports them per pipeline where the driver offers
+// VK_KHR_pipeline_executable_properties (lavapipe and NVIDIA's do); the
+// default device captures none.
+const gpu::ShaderCode kCopyShader{"copy_f32", kCopyF32, 2, 8};
+
+TEST_F(DeviceTest, PipelineStatisticsAreOffByDefault) {
+  const gpu::ShaderCode& copy = kCopyShader;
+  const gpu::SpecConstants spec{};
+  auto plain = gpu::PipelineCache::Create(*testing::SharedGpu().device);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  ASSERT_TRUE((*plain)->Get(copy, spec).ok());
+  EXPECT_FALSE(testing::SharedGpu().device->caps().pipeline_statistics);
+  ASSERT_EQ((*plain)->Reports().size(), 1u);
+  EXPECT_EQ((*plain)->Reports()[0].shader, "copy_f32");
+  EXPECT_TRUE((*plain)->Reports()[0].statistics.empty());
+}
+
+TEST_F(DeviceTest, PipelineStatisticsComeWhenAskedAndOffered) {
+  const gpu::ShaderCode& copy = kCopyShader;
+  const gpu::SpecConstants spec{{7}};  // unused by the shader, but reported
+  const char* override_spec = std::getenv("RGFX_TEST_DEVICE");
+  auto device = gpu::Device::Create(*testing::SharedGpu().instance,
+                                    {.override_spec = override_spec ? override_spec : "",
+                                     .pipeline_statistics = true});
+  ASSERT_TRUE(device.ok()) << device.status();
+  if (!(*device)->caps().pipeline_statistics) {
+    GTEST_SKIP() << (*device)->caps().name
+                 << " does not offer VK_KHR_pipeline_executable_properties' statistics";
+  }
+  EXPECT_THAT((*device)->Describe(), ::testing::HasSubstr("pipeline statistics"));
+  auto cache = gpu::PipelineCache::Create(**device);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  auto pipeline = (*cache)->Get(copy, spec);
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  EXPECT_FALSE((*pipeline)->statistics.empty());
+  const std::vector<gpu::PipelineReport> reports = (*cache)->Reports();
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0].shader, "copy_f32");
+  EXPECT_EQ(reports[0].spec, spec.values);
+  EXPECT_EQ(reports[0].statistics, (*pipeline)->statistics);
 }
 
 }  // namespace
