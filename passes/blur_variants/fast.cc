@@ -7,8 +7,9 @@
 // On devices with matrix units (VK_NV_cooperative_matrix, 16×16×16 fp16
 // products) and the RGBA16F working format, both axes run as products with
 // banded Toeplitz matrices instead: up to r = 112 each subgroup streams
-// along its lines with fp16 weight blocks in registers, two tiles per step
-// up to r = 96 (shaders/gaussian_blur_fast_stream.comp), beyond a
+// along its lines with fp16 weight blocks in registers, in a shape (segment
+// length, tiles per step, queue depth, subgroups per workgroup) measured
+// per radius band (shaders/gaussian_blur_fast_stream.comp), beyond a
 // workgroup stages a panel with the weights split in two fp16 terms
 // (shaders/gaussian_blur_fast_tensor.comp); every other device or format
 // takes the paths above.
@@ -72,12 +73,11 @@ constexpr int kShaderMatrixStream = 3;
 constexpr int kShaderMatrixStreamPairs = 4;  // the streamed kernel, two tiles per step
 
 // The streamed matrix kernel (gaussian_blur_fast_stream.comp) keeps the J
-// weight blocks in registers: up to r = 112 (J = 15, 60 registers a lane;
-// its 4 subgroups' rings then fill 48 KB). H100, 1080p, µs H + V, one
-// tile per step: r = 80 94.2, r = 96 110.1, r = 112 119.5 against the
-// panel kernel's 115.8, 125.4, 157.5 (r = 96 with two tiles per step: 90.6).
+// weight blocks in registers: up to r = 112 (J = 15, 60 registers a lane).
+// H100, 1080p, µs H + V, with 4 subgroups per workgroup and one tile per
+// step: r = 80 94.2, r = 96 110.1, r = 112 119.5 against the panel
+// kernel's 115.8, 125.4, 157.5 (with today's shapes: 59, 72, 92).
 constexpr int kStreamMaxRadius = 112;
-constexpr uint32_t kStreamWarps = 4;
 
 // Both axes in one dispatch up to this radius: beyond it the halo (2R rows
 // and columns around each tile) costs more than the second pass saves.
@@ -229,25 +229,41 @@ std::vector<std::byte> MatrixTaps(const std::vector<double>& weights) {
   return blob;
 }
 
-// Tiles per segment: each segment reads J − 1 blocks of halo, so longer
-// segments read less, but fewer segments leave the GPU fewer subgroups to
-// hide latency with (a 1080p row pass has 270 groups of 4 lines), and
-// beyond what fits the GPU at once a second, short wave costs more than the
-// halo saves. At most 16 tiles where J ≤ 3 (r ≤ 16), else 24, as even as
-// the line allows. H100, 1080p, µs H + V: r = 16 with at most 12 / 16 / 24
-// tiles 34.1 / 34.8 / 43.3; r = 32 with 24 / 32 48.9 / 52.8; r = 48 with
-// 20 / 24 / 32 47.6 / 50.2 / 55.3; r = 64 with 16 / 20 / 24 / 32 67.3 /
-// 75.8 / 54.8 / 59.7 (20: 6 row segments, 1,620 subgroups, 36.4 µs for the
-// row pass against 26.6 with 24: 5 segments, 1,350 subgroups).
-uint32_t StreamMaxTiles(uint32_t radius) { return MatrixTapBlocks(radius) <= 3 ? 16 : 24; }
-// Blocks each subgroup loads ahead (the shader's kAhead): 4 while the
-// weight blocks are few, 2 from J = 7 on, where the deeper queue's
-// registers cost more residency than its latency hiding buys. H100, 1080p,
-// µs H + V, 2 / 4 ahead: r = 16 35.6 / 35.0, r = 32 52.7 / 48.9 (3:
-// 47.4), r = 40 52.2 / 50.1, r = 48 55.3 / 60.7, r = 64 54.8 / 62.4 (3:
-// 60.4); 8 ahead spilled.
-// Even: the two-tile kernel consumes blocks in pairs.
-uint32_t StreamAhead(uint32_t radius) { return MatrixTapBlocks(radius) >= 7 ? 2 : 4; }
+// The streamed kernel's shape per J = 1 + ⌈2R/16⌉ weight blocks, from
+// one scan of every shape on the H100 (1080p RGBA16F, µs H + V; the scan,
+// sizes 512² to 4K included, is docs/blur/h100-stream-shapes.csv, each
+// row's plan column naming its shape; an H200's scan,
+// docs/blur/h200-stream-shapes.csv, found the same winners at r = 48-80
+// and at r = 96 two tiles per step with 20 tiles (it did not try 18)):
+// - Segment length: each segment reads J − 1 blocks of halo, so longer
+//   segments read less, but give the GPU fewer subgroups to hide latency
+//   with; the best length moves with J (a 1080p row pass has 270 groups
+//   of 4 lines, 120 tiles long) and is not monotonic, so it is a table.
+// - One subgroup per workgroup from J = 6 (and J ≤ 4): each subgroup walks
+//   its segment alone anyway, and single-subgroup workgroups spread evenly
+//   over the multiprocessors. r = 64 with 24 tiles, two per step: 4
+//   subgroups 72.7, 1 subgroup 46.0; 4K 222.7 against 175.9. At J = 5 the
+//   4-subgroup shape with 4 blocks ahead stays: 1080p level (41.5 against
+//   41 at best), 4K 141.6 against 174 and more.
+// - Blocks loaded ahead: 4 while J is small; 2 beyond, where 4 cost more
+//   than they hide (r = 64, 24 tiles: 46 / 60; deeper queues grow the
+//   unrolled loop, 56 to 78 KB of code at r = 64).
+// - Two tiles per step except at J = 6 and 10–11, where one was faster
+//   (r = 40: 42 / 45, r = 80: 59 / 74).
+// Against the previous fixed shape (4 subgroups, at most 24 tiles, two per
+// step up to J = 13): r = 24 47.6 -> 34.3, r = 64 72.7 -> 46.0, r = 80 82.9
+// -> 59, r = 96 89.9 -> 72, r = 112 120.3 -> 92. Even (kAhead) where two
+// tiles per step: that kernel consumes blocks in pairs.
+FastStreamShape StreamShape(uint32_t blocks) {
+  if (blocks <= 3) return {12, 4, true, 1};   // r <= 16: 32.5 at r = 16 (34.3)
+  if (blocks == 4) return {16, 2, true, 1};   // r = 24: 34.3 (47.6)
+  if (blocks == 5) return {24, 4, true, 4};   // r = 32: 41.5
+  if (blocks == 6) return {16, 2, false, 1};  // r = 40: 42 (45.6)
+  if (blocks <= 9) return {24, 2, true, 1};   // r = 48 42, r = 64 46.0 (45.6, 72.7)
+  if (blocks <= 11) return {24, 2, false, 1}; // r = 80: 59 (82.9)
+  if (blocks <= 13) return {18, 2, true, 1};  // r = 96: 72 (89.9)
+  return {20, 2, true, 1};                    // r = 112: 92 (120.3)
+}
 // Each subgroup walks its segment alone, so the kernel needs many of them to
 // hide latency: segments shrink (down to kStreamMinTiles, the panel
 // kernel's 8 tiles per subgroup and its halo share) until there are
@@ -261,22 +277,23 @@ constexpr uint32_t kStreamMinSubgroups = 1024;
 // Shared memory of the streamed kernel: per subgroup a ring of J blocks and
 // a scratch block, 16 rows of 6 uvec2 each; one more of each for two tiles
 // per step.
-uint64_t StreamSharedBytes(uint32_t radius, uint32_t warps, bool two_tiles) {
-  return uint64_t{warps} * (MatrixTapBlocks(radius) + (two_tiles ? 3 : 1)) * 16 * 6 * 8;
+uint64_t StreamSharedBytes(uint32_t radius, const FastStreamShape& shape) {
+  return uint64_t{shape.warps} * (MatrixTapBlocks(radius) + (shape.two_tiles ? 3 : 1)) * 16 * 6 * 8;
 }
 
 // The streamed kernel for one axis, or nothing beyond its radius or shared
 // memory, or where the image gives too few subgroups.
 std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineLayout& layout) {
   const uint32_t radius = static_cast<uint32_t>(config.radius);
-  const uint64_t shared = config.caps.max_compute_shared_memory_bytes;
-  if (config.radius > kStreamMaxRadius || StreamSharedBytes(radius, kStreamWarps, false) > shared ||
-      kStreamWarps * 32 > config.caps.max_workgroup_invocations) {
+  if (config.radius > kStreamMaxRadius) return std::nullopt;
+  const FastStreamShape shape = StreamShape(MatrixTapBlocks(radius));
+  if (StreamSharedBytes(radius, shape) > config.caps.max_compute_shared_memory_bytes ||
+      shape.warps * 32 > config.caps.max_workgroup_invocations) {
     return std::nullopt;
   }
   const uint32_t tiles16 = DivideRoundingUp(layout.n, 16);
   const uint64_t line_groups = DivideRoundingUp(layout.lines, 4);
-  uint32_t segments = DivideRoundingUp(tiles16, StreamMaxTiles(radius));
+  uint32_t segments = DivideRoundingUp(tiles16, shape.max_tiles);
   while (line_groups * segments < kStreamMinSubgroups &&
          DivideRoundingUp(tiles16, segments + 1) >= kStreamMinTiles) {
     ++segments;
@@ -285,23 +302,19 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   const uint32_t tiles = DivideRoundingUp(tiles16, segments);
   StepKernel k;
   k.layout = layout;
-  // Two tiles per step wherever they fit (up to r = 96 with 48 KB): never
-  // slower in the sweep that compared them, up to 20% faster (the shader's
-  // header has the figures).
-  const bool two_tiles = StreamSharedBytes(radius, kStreamWarps, true) <= shared;
-  k.shader = two_tiles ? kShaderMatrixStreamPairs : kShaderMatrixStream;
+  k.shader = shape.two_tiles ? kShaderMatrixStreamPairs : kShaderMatrixStream;
   const uint32_t lines_adjacent = layout.in_line_stride == 1 ? 1 : 0;
-  k.spec.values = {kStreamWarps * 32, radius, lines_adjacent, kStreamWarps, StreamAhead(radius)};
+  k.spec.values = {shape.warps * 32, radius, lines_adjacent, shape.warps, shape.ahead};
   k.segment = tiles;  // in 16-output tiles
   k.groups_x = DivideRoundingUp(layout.n, 16 * tiles);
-  k.groups_y = DivideRoundingUp(layout.lines, 4 * kStreamWarps);
+  k.groups_y = DivideRoundingUp(layout.lines, 4 * shape.warps);
   k.details = absl::StrCat(
       "matrix units, streamed: 16x16x16 fp16 products (fp16 weights in registers), fp32 "
       "accumulation; each subgroup walks 4 lines along ", 16 * tiles, " outputs, ",
-      two_tiles ? "two tiles" : "one tile", " per step, with a ring of ",
-      MatrixTapBlocks(radius) + (two_tiles ? 1 : 0), " blocks, ", StreamAhead(radius),
-      " loaded ahead; ", 4 * kStreamWarps, " lines per workgroup, ",
-      StreamSharedBytes(radius, kStreamWarps, two_tiles), " bytes");
+      shape.two_tiles ? "two tiles" : "one tile", " per step, with a ring of ",
+      MatrixTapBlocks(radius) + (shape.two_tiles ? 1 : 0), " blocks, ", shape.ahead,
+      " loaded ahead; ", 4 * shape.warps, " lines per workgroup, ",
+      StreamSharedBytes(radius, shape), " bytes");
   return k;
 }
 
@@ -386,7 +399,7 @@ class FastBlur final : public BlurVariant {
            "shared memory too (radius <= 4079 with 32 KB): INVALID_ARGUMENT beyond. With matrix units "
            "(VK_NV_cooperative_matrix) and RGBA16F working: products with banded Toeplitz "
            "matrices, 16x16x16 fp16 with fp32 accumulation: up to radius 112 each subgroup "
-           "streams along 4 lines (two output tiles per step up to radius 96) with the weights "
+           "streams along 4 lines (one or two output tiles per step, as measured fastest per radius) with the weights "
            "rounded to fp16 in registers (an axis off by "
            "less than 2.5e-4 of full scale for sigma = radius / 2, about one RGBA16F rounding), beyond a workgroup stages "
            "a panel where it fits the shared memory, weights split in two fp16 terms (fp32 "
@@ -535,6 +548,10 @@ class FastBlur final : public BlurVariant {
 };
 
 }  // namespace
+
+FastStreamShape FastStreamShapeFor(int radius) {
+  return StreamShape(MatrixTapBlocks(static_cast<uint32_t>(std::max(radius, 0))));
+}
 
 int FastMatrixMaxRadius(const gpu::DeviceCaps& caps) {
   if (!caps.f16_matrix_product_16) return -1;

@@ -2,6 +2,8 @@
 // for the device notes and the tests.
 #pragma once
 
+#include <cstdint>
+
 #include "gpu/caps.h"
 
 namespace rgfx::passes {
@@ -10,5 +12,15 @@ namespace rgfx::passes {
 // panel grows with the radius and must fit the shared memory. −1 without
 // matrix units.
 int FastMatrixMaxRadius(const gpu::DeviceCaps& caps);
+
+// The streamed matrix kernel's shape at a radius (up to 112, RGBA16F),
+// chosen per weight-block count from measurements (fast.cc has them).
+struct FastStreamShape {
+  uint32_t max_tiles;  // 16-output tiles per subgroup segment, at most
+  uint32_t ahead;      // blocks loaded ahead of the products (even where two_tiles)
+  bool two_tiles;      // two output tiles per step (gaussian_blur_fast_stream.comp)
+  uint32_t warps;      // subgroups per workgroup
+};
+FastStreamShape FastStreamShapeFor(int radius);
 
 }  // namespace rgfx::passes

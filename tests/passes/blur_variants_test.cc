@@ -15,10 +15,12 @@
 //   values ≤ 1), so 2× margin; fast's streamed matrix kernel, whose
 //   weights are rounded to half, adds < 2.5e-4 per axis (its plan states
 //   the figure): 1.24e-3 at most.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -27,6 +29,7 @@
 #include "absl/strings/str_cat.h"
 #include "passes/blur_variants/blur_variant.h"
 #include "passes/blur_variants/decimated.h"
+#include "passes/blur_variants/fast.h"
 #include "passes/image_metrics.h"
 #include "passes/gaussian_blur.h"
 #include "tests/support/gpu_env.h"
@@ -211,9 +214,11 @@ TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
 // tiles (1100 px) or 11 (1130 px: an odd count, so the two-tile kernel's
 // last step has one tile), the last segment partial, line counts that
 // leave the last workgroup's subgroups short of lines, every border, one
-// axis and both (r = 7 both: streamed, not the one-dispatch kernel); two
-// tiles per step up to r = 96 (4 blocks loaded ahead at r = 5, 7, 17, 2
-// at r = 48, 64), one at r = 100. Without matrix units (lavapipe) nothing
+// axis and both (r = 7 both: streamed, not the one-dispatch kernel); the
+// radii span the measured shapes (passes::FastStreamShapeFor): one tile
+// per step (r = 40, 80) and two (the others), 4 blocks loaded ahead (r =
+// 5, 7, 32) and 2, one subgroup per workgroup and four (r = 32), so every
+// kernel build and queue depth runs. Without matrix units (lavapipe) nothing
 // streams: the same shapes, 21 lines instead of 601, run the line paths,
 // and the test says so.
 TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
@@ -230,8 +235,9 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
   const char* const axes[] = {"both", "horizontal", "vertical"};
   uint32_t seed = 900;
   double worst = 0;
-  for (int radius : {5, 7, 17, 48, 64, 100}) {
-    const int length = radius == 64 || radius == 100 ? 1100 : 1130;
+  std::set<std::string> kernels;  // "<tiles per step> <ahead> <lines per workgroup>"
+  for (int radius : {5, 7, 17, 32, 40, 48, 64, 80, 100}) {
+    const int length = radius == 64 || radius == 80 || radius == 100 ? 1100 : 1130;
     for (auto [w, h] : {std::pair{length, across}, std::pair{across, length}}) {
       // The kernel the plan picks for the long lines on this device.
       passes::BlurConfig config;
@@ -248,8 +254,13 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
       const std::string& details = prepared.steps.at(0).details;
       EXPECT_EQ(details.find("streamed") != std::string::npos, matrix) << details;
       if (matrix) {
-        EXPECT_THAT(details, ::testing::HasSubstr(radius <= 96 ? "two tiles per step"
-                                                             : "one tile per step"));
+        const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius);
+        const std::string kernel = absl::StrCat(
+            shape.two_tiles ? "two tiles per step" : "one tile per step", ", with a ring of ",
+            1 + (2 * radius + 15) / 16 + (shape.two_tiles ? 1 : 0), " blocks, ", shape.ahead,
+            " loaded ahead; ", 4 * shape.warps, " lines per workgroup");
+        EXPECT_THAT(details, ::testing::HasSubstr(kernel));
+        kernels.insert(kernel.substr(0, 3) + kernel.substr(kernel.find(" blocks, ")));
         EXPECT_THAT(details, ::testing::HasSubstr(length == 1100 ? "along 160 outputs"
                                                                : "along 176 outputs"));
       }
@@ -271,6 +282,14 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
     }
   }
   std::printf("worst error over these images %.2e (tolerance %.1e)\n", worst, 1.5e-3);
+  if (matrix) {
+    // Both kernel builds, both queue depths, both workgroup sizes ran.
+    for (const char* part : {"one", "two", " 2 loaded", " 4 loaded", "; 4 lines", "; 16 lines"}) {
+      EXPECT_TRUE(std::any_of(kernels.begin(), kernels.end(), [&](const std::string& k) {
+        return k.find(part) != std::string::npos;
+      })) << part;
+    }
+  }
 }
 
 TEST_F(BlurVariantsTest, SingleAxisAndExplicitSigma) {

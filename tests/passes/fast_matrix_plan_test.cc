@@ -56,18 +56,20 @@ using Planned = plan_test::PlannedVariant;
 Planned PlanFast(const BlurConfig& config) { return plan_test::PlanVariant("fast", config); }
 
 TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
-  // r = 64: the streamed kernel (4 subgroups of 32, each 4 lines along a
-  // segment of at most 24 tiles of 16 outputs, as even as the line allows,
-  // 2 blocks loaded ahead).
+  // r = 64: the streamed kernel in its measured shape (one subgroup of 32
+  // per workgroup, 4 lines along a segment of at most 24 tiles of 16
+  // outputs, as even as the line allows, two tiles per step, 2 blocks
+  // loaded ahead).
   const Planned p = PlanFast(Config(64, PixelFormat::kRgba16F, MatrixCaps()));
   ASSERT_EQ(p.prepared.steps.size(), 2u);
   for (const passes::StepKernel& k : p.prepared.steps) {
     EXPECT_THAT(k.details, testing::HasSubstr("matrix units, streamed"));
     ASSERT_EQ(k.spec.values.size(), 5u);
-    EXPECT_EQ(k.spec.values[0], 128u);
+    EXPECT_EQ(k.spec.values[0], 32u);
     EXPECT_EQ(k.spec.values[1], 64u);
-    EXPECT_EQ(k.spec.values[3], 4u);
+    EXPECT_EQ(k.spec.values[3], 1u);
     EXPECT_EQ(k.spec.values[4], 2u);
+    EXPECT_THAT(k.details, testing::HasSubstr("two tiles per step"));
   }
   const passes::StepKernel& h = p.prepared.steps[0];
   const passes::StepKernel& v = p.prepared.steps[1];
@@ -75,10 +77,10 @@ TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
   EXPECT_EQ(v.spec.values[2], 1u);  // columns: lines adjacent
   EXPECT_EQ(h.segment, 24u);        // 120 tiles in 5 segments
   EXPECT_EQ(h.groups_x, 5u);
-  EXPECT_EQ(h.groups_y, 68u);       // ⌈1080 / 16⌉
+  EXPECT_EQ(h.groups_y, 270u);      // 1080 / 4
   EXPECT_EQ(v.segment, 23u);        // 68 tiles in 3 segments
   EXPECT_EQ(v.groups_x, 3u);
-  EXPECT_EQ(v.groups_y, 120u);      // 1920 / 16
+  EXPECT_EQ(v.groups_y, 480u);      // 1920 / 4
   ASSERT_EQ(p.plan.constants.size(), 2u);  // line-path weights, matrix blocks
   EXPECT_THAT(p.prepared.accuracy.summary, testing::HasSubstr("weights rounded to fp16"));
   EXPECT_TRUE(p.prepared.accuracy.exact);
@@ -111,17 +113,27 @@ TEST(FastMatrixPlan, StreamedAccuracyStatesTheHalfWeightsError) {
   EXPECT_THAT(panel.prepared.accuracy.summary, testing::HasSubstr("two fp16 terms"));
 }
 
-// Up to r = 112 the streamed kernel: its segments cover every output of a
-// line with as little spare as the segment count allows, at most 16 tiles
-// for J <= 3 and 24 beyond, in shared memory the device has (at r = 112 its
-// rings fill the 48 KB); two tiles per step where a ring of J + 1 blocks
-// and two scratch blocks per subgroup fit (J <= 13: r <= 96), else one;
-// 4 blocks loaded ahead up to J = 6, 2 beyond (even, as two tiles per step
-// need); shorter segments (down to 8 tiles) where that gives too few
-// subgroups, the panel kernel where even that does. Beyond r = 112 the
-// panel kernel (2 subgroups x 8 tiles while its panel fits).
+// Up to r = 112 the streamed kernel in the shape measured for its radius
+// band (passes::FastStreamShapeFor): segments cover every output of a line
+// with as little spare as the segment count allows, at most the shape's
+// tiles; the shape's subgroups per workgroup (4 lines each), queue depth
+// (even where two tiles per step: that kernel consumes blocks in pairs)
+// and kernel; its shared memory (per subgroup a ring of J blocks and a
+// scratch block of 16 rows of 48 B, one more of each for two tiles) fits
+// 48 KB at every radius. Shorter segments (down to 8 tiles) where that
+// gives too few subgroups, the panel kernel where even that does. Beyond
+// r = 112 the panel kernel (2 subgroups x 8 tiles while its panel fits).
 TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
-  for (int radius : {0, 1, 16, 17, 40, 48, 64, 96, 97, 100, 112}) {
+  for (int radius = 0; radius <= 112; ++radius) {
+    const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius);
+    const uint32_t blocks = 1 + (2 * radius + 15) / 16;
+    SCOPED_TRACE(testing::Message() << "r=" << radius);
+    EXPECT_GE(shape.max_tiles, 8u);
+    EXPECT_TRUE(shape.ahead == 2 || shape.ahead == 4);
+    EXPECT_TRUE(shape.warps == 1 || shape.warps == 4);
+    EXPECT_LE(shape.warps * (blocks + (shape.two_tiles ? 3 : 1)) * 768, 48u << 10);
+  }
+  for (int radius : {0, 1, 16, 17, 40, 48, 64, 80, 96, 97, 100, 112}) {
     for (uint32_t n : {1u, 15u, 16u, 17u, 255u, 256u, 257u, 513u, 1080u, 4099u}) {
       SCOPED_TRACE(testing::Message() << "r=" << radius << " n=" << n);
       BlurConfig c = Config(radius, PixelFormat::kRgba16F, MatrixCaps());
@@ -131,27 +143,28 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
       ASSERT_EQ(p.prepared.steps.size(), 1u);
       const passes::StepKernel& k = p.prepared.steps[0];
       ASSERT_THAT(k.details, testing::HasSubstr("matrix units, streamed"));
+      const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius);
       const uint32_t blocks = 1 + (2 * radius + 15) / 16;
-      const uint32_t max_tiles = blocks <= 3 ? 16 : 24;
       ASSERT_EQ(k.spec.values.size(), 5u);
-      EXPECT_EQ(k.spec.values[4], blocks >= 7 ? 2u : 4u);
+      EXPECT_EQ(k.spec.values[0], 32 * shape.warps);
+      EXPECT_EQ(k.spec.values[3], shape.warps);
+      EXPECT_EQ(k.spec.values[4], shape.ahead);
       const uint32_t tiles16 = (n + 15) / 16;
       EXPECT_GE(k.segment, 1u);
-      EXPECT_LE(k.segment, max_tiles);
+      EXPECT_LE(k.segment, shape.max_tiles);
       // Every output has a segment; removing one segment would leave some
       // without, and no shorter segment with the same count would do.
       EXPECT_GE(k.groups_x * k.segment, tiles16);
       EXPECT_LT((k.groups_x - 1) * k.segment, tiles16);
-      EXPECT_EQ(k.groups_x, (tiles16 + max_tiles - 1) / max_tiles);
-      EXPECT_EQ(k.groups_y, 256u);  // 16 lines per workgroup
-      // Per subgroup a ring of J blocks and a scratch block, 16 rows of 48 B
-      // each; for two tiles per step one more of each.
-      const bool two = radius <= 96;
+      EXPECT_EQ(k.groups_x, (tiles16 + shape.max_tiles - 1) / shape.max_tiles);
+      EXPECT_EQ(k.groups_y, 1024u / shape.warps);
+      const bool two = shape.two_tiles;
       EXPECT_THAT(k.details, testing::HasSubstr(two ? "two tiles per step" : "one tile per step"));
       EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat(
                                  "ring of ", blocks + (two ? 1 : 0), " blocks")));
       EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat(
-                                 4 * (blocks + (two ? 3 : 1)) * 768, " bytes")));
+                                 shape.warps * (blocks + (two ? 3 : 1)) * 768, " bytes")));
+      EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat(4 * shape.warps, " lines per workgroup")));
     }
   }
   // Fewer lines: segments shrink to 8 tiles for 1024 subgroups, then the
