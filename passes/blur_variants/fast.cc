@@ -23,8 +23,13 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <utility>
+#include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/strings/str_format.h"
 #include "passes/blur_variants/blur_variant.h"
 #include "passes/gaussian_weights.h"
@@ -274,6 +279,15 @@ FastStreamShape StreamShape(uint32_t blocks) {
 constexpr uint32_t kStreamMinTiles = 8;
 constexpr uint32_t kStreamMinSubgroups = 1024;
 
+// SetFastStreamShapeOverride's shape (benchmarks only).
+absl::Mutex shape_override_mu;
+std::optional<FastStreamShape> shape_override ABSL_GUARDED_BY(shape_override_mu);
+
+std::optional<FastStreamShape> StreamShapeOverride() {
+  absl::MutexLock lock(&shape_override_mu);
+  return shape_override;
+}
+
 // Shared memory of the streamed kernel: per subgroup a ring of J blocks and
 // a scratch block, 16 rows of 6 uvec2 each; one more of each for two tiles
 // per step.
@@ -286,7 +300,7 @@ uint64_t StreamSharedBytes(uint32_t radius, const FastStreamShape& shape) {
 std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineLayout& layout) {
   const uint32_t radius = static_cast<uint32_t>(config.radius);
   if (config.radius > kStreamMaxRadius) return std::nullopt;
-  const FastStreamShape shape = StreamShape(MatrixTapBlocks(radius));
+  const FastStreamShape shape = StreamShapeOverride().value_or(StreamShape(MatrixTapBlocks(radius)));
   if (StreamSharedBytes(radius, shape) > config.caps.max_compute_shared_memory_bytes ||
       shape.warps * 32 > config.caps.max_workgroup_invocations) {
     return std::nullopt;
@@ -304,10 +318,23 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   k.layout = layout;
   k.shader = shape.two_tiles ? kShaderMatrixStreamPairs : kShaderMatrixStream;
   const uint32_t lines_adjacent = layout.in_line_stride == 1 ? 1 : 0;
-  k.spec.values = {shape.warps * 32, radius, lines_adjacent, shape.warps, shape.ahead};
+  // Column passes number the line groups first, so that neighbouring
+  // workgroups read neighbouring 32-byte pieces of the same rows (4 of them
+  // a 128-byte line). H100 RGBA16F, vertical pass µs, segments first / line
+  // groups first: 1080p r = 8 17.4 / 16.9, r = 64 24.8 / 24.6; 4K r = 8
+  // 78.9 / 68.4, r = 48 85.3 / 78.6, r = 64 99.3 / 96.5. Row passes gained
+  // nothing from it (1080p within 1%, 4K r = 8 63.7 / 64.8).
+  const uint32_t line_groups_first = lines_adjacent;
+  k.spec.values = {shape.warps * 32, radius, lines_adjacent, shape.warps, shape.ahead,
+                   line_groups_first};
   k.segment = tiles;  // in 16-output tiles
   k.groups_x = DivideRoundingUp(layout.n, 16 * tiles);
   k.groups_y = DivideRoundingUp(layout.lines, 4 * shape.warps);
+  if (line_groups_first) std::swap(k.groups_x, k.groups_y);
+  if (k.groups_x > config.caps.max_workgroup_count[0] ||
+      k.groups_y > config.caps.max_workgroup_count[1]) {
+    return std::nullopt;  // lines beyond what one dispatch numbers: the other paths
+  }
   k.details = absl::StrCat(
       "matrix units, streamed: 16x16x16 fp16 products (fp16 weights in registers), fp32 "
       "accumulation; each subgroup walks 4 lines along ", 16 * tiles, " outputs, ",
@@ -548,6 +575,36 @@ class FastBlur final : public BlurVariant {
 };
 
 }  // namespace
+
+void SetFastStreamShapeOverride(std::optional<FastStreamShape> shape) {
+  absl::MutexLock lock(&shape_override_mu);
+  shape_override = shape;
+}
+
+absl::StatusOr<FastStreamShape> ParseFastStreamShape(const std::string& text) {
+  const std::vector<std::string> fields = absl::StrSplit(text, ':');
+  uint32_t v[4] = {};
+  const char* const names[4] = {"max_tiles", "ahead", "tiles_per_step", "warps"};
+  if (fields.size() != 4) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "stream shape '", text, "': expected max_tiles:ahead:tiles_per_step:warps, e.g. 24:2:2:1"));
+  }
+  for (int i = 0; i < 4; ++i) {
+    if (!absl::SimpleAtoi(fields[i], &v[i]) || v[i] == 0 || v[i] > 64) {
+      return absl::InvalidArgumentError(absl::StrCat("stream shape '", text, "': ", names[i], " '",
+                                                     fields[i], "' is not a number from 1 to 64"));
+    }
+  }
+  if (v[2] > 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("stream shape '", text, "': tiles_per_step must be 1 or 2"));
+  }
+  if (v[2] == 2 && v[1] % 2 != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "stream shape '", text, "': ahead must be even with two tiles per step"));
+  }
+  return FastStreamShape{v[0], v[1], v[2] == 2, v[3]};
+}
 
 FastStreamShape FastStreamShapeFor(int radius) {
   return StreamShape(MatrixTapBlocks(static_cast<uint32_t>(std::max(radius, 0))));

@@ -3,6 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
 
 #include "gpu/caps.h"
 
@@ -22,5 +26,16 @@ struct FastStreamShape {
   uint32_t warps;      // subgroups per workgroup
 };
 FastStreamShape FastStreamShapeFor(int radius);
+
+// For benchmarks that measure the shapes against each other
+// (rgfx-gpu-bench --sweep_stream_shapes): while set, every plan made from
+// then on streams in `shape` wherever the streamed kernel would run and
+// the shape fits the device (else the other paths, as for any shape that
+// does not fit); std::nullopt restores the measured table. Process-wide;
+// the server never sets it.
+void SetFastStreamShapeOverride(std::optional<FastStreamShape> shape);
+// "max_tiles:ahead:tiles_per_step:warps", e.g. "24:2:2:1"; an error names
+// the field that is wrong (ahead must be even with two tiles per step).
+absl::StatusOr<FastStreamShape> ParseFastStreamShape(const std::string& text);
 
 }  // namespace rgfx::passes

@@ -51,6 +51,10 @@ layout(constant_id = 3) const int kWarps = 1;
 // latency, but take registers the weight blocks need beyond J = 6); even
 // where two tiles are computed per step.
 layout(constant_id = 4) const int kAhead = 4;
+// 1: the dispatch's x counts line groups and y segments (neighbouring
+// workgroups take neighbouring lines: the plan's choice for column
+// passes), 0: x segments, y line groups.
+layout(constant_id = 5) const int kLineGroupsFirst = 0;
 const int kTaps16 = 1 + (2 * kRadius + 15) / 16;  // J: input blocks per output tile
 // A ring or scratch row: 4 pixels (one per line, 4 halves each) plus 2 of
 // padding, so that the 8 rows a matrix load reads at once (48 bytes apart)
@@ -127,8 +131,9 @@ void main() {
   const int warp = int(gl_SubgroupID);
   warp_base = warp * kWarpWords;
   const int scratch = warp_base + kSlots * kBlockWords;
-  line0 = (int(gl_WorkGroupID.y) * kWarps + warp) * 4;
-  first = int(gl_WorkGroupID.x) * int(pc.tiles) * 16;
+  const uvec2 group = kLineGroupsFirst == 1 ? gl_WorkGroupID.yx : gl_WorkGroupID.xy;
+  line0 = (int(group.y) * kWarps + warp) * 4;
+  first = int(group.x) * int(pc.tiles) * 16;
   // Blocks this segment reads: its tiles' and the halo's.
   const int blocks = int(pc.tiles) + kTaps16 - 1;
   int b0, l0, b1, l1;

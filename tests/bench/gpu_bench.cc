@@ -8,8 +8,10 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -24,6 +26,7 @@
 #include "gpu/pipeline_cache.h"
 #include "graph/compile.h"
 #include "graph/executor.h"
+#include "passes/blur_variants/fast.h"
 #include "passes/builtin_passes.h"
 #include "passes/gaussian_blur.h"
 #include "tests/bench/fma_probe.h"
@@ -50,6 +53,9 @@ ABSL_FLAG(int, repeats, 1,
 ABSL_FLAG(bool, pipeline_statistics, true,
           "print what the driver says about each pipeline the graph used (registers, shared "
           "memory, ...; VK_KHR_pipeline_executable_properties), where it offers that");
+ABSL_FLAG(std::string, stream_shape, "",
+          "fast's streamed matrix kernel in this shape instead of the plan's, "
+          "max_tiles:ahead:tiles_per_step:warps (e.g. 24:2:2:1), to compare shapes");
 ABSL_FLAG(bool, sweep, false,
           "instead of one graph: time gaussian_blur for every --sweep_variants x "
           "--sweep_radii x --sweep_sizes x --sweep_formats and print CSV (bench/ turns it "
@@ -64,6 +70,10 @@ ABSL_FLAG(int, sweep_warmup_ms, 200,
           "sweep: untimed submissions before each point's timed runs, so every point is "
           "measured at sustained clocks");
 ABSL_FLAG(std::string, csv, "", "sweep: also write the CSV here");
+ABSL_FLAG(std::string, sweep_stream_shapes, "",
+          "sweep: each point also once per shape of fast's streamed matrix kernel in this "
+          "comma-separated list (see --stream_shape; 'plan' is the plan's own), the variant "
+          "column then reading e.g. fast@24:2:2:1");
 ABSL_FLAG(double, fma_per_ns, 0,
           "the device's fp32 multiply-add rate for the arithmetic floor, in FMA per ns; 0: "
           "measured in the run (fma_probe: independent vec4 fma() chains in a compute shader)");
@@ -185,6 +195,18 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
        "h_p10_us,h_p90_us,v_p10_us,v_p90_us,plan");
   graph::CompileLimits limits;
   limits.max_pixels = 1ull << 30;
+  // The shapes of fast's streamed kernel to time (none given: the plan's).
+  std::vector<std::pair<std::string, std::optional<passes::FastStreamShape>>> shapes;
+  const std::vector<std::string> shape_names =
+      absl::StrSplit(absl::GetFlag(FLAGS_sweep_stream_shapes), ',', absl::SkipEmpty());
+  for (const std::string& name : shape_names) {
+    if (name == "plan") {
+      shapes.emplace_back(name, std::nullopt);
+    } else {
+      shapes.emplace_back(name, OrDie(passes::ParseFastStreamShape(name)));
+    }
+  }
+  if (shapes.empty()) shapes.emplace_back("plan", std::nullopt);
   const int base_runs = absl::GetFlag(FLAGS_sweep_runs);
   const int start_warmup_ms = std::max(absl::GetFlag(FLAGS_warmup_ms), absl::GetFlag(FLAGS_sweep_warmup_ms));
   const int point_warmup_ms = absl::GetFlag(FLAGS_sweep_warmup_ms);
@@ -202,8 +224,11 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
       for (const std::string& r : Split(absl::GetFlag(FLAGS_sweep_radii))) {
         int radius = 0;
         if (!absl::SimpleAtoi(r, &radius)) Fail(absl::InvalidArgumentError("--sweep_radii: " + r));
+        for (const auto& [shape_name, shape] : shapes)
         for (const std::string& variant :
              Split(absl::GetFlag(FLAGS_sweep_variants))) {
+          passes::SetFastStreamShapeOverride(shape);
+          const std::string label = shape ? variant + "@" + shape_name : variant;
           graph::GraphDesc desc;
           desc.working_format = *working;
           desc.inputs.push_back({"image", {w, h}, graph::PixelFormat::kRgba8});
@@ -216,7 +241,7 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
           const size_t pipelines_before = pipelines.Reports().size();
           const std::string head = absl::StrFormat("\"%s\",%u,%u,%s,%u,%u,%d,%s", caps.name,
                                                    caps.vendor_id, caps.device_id, format, w, h,
-                                                   radius, variant);
+                                                   radius, label);
           if (!compiled.ok()) {
             emit(head + ",refused,,,,,,,,,,,,,");
             continue;
@@ -277,6 +302,10 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
 }
 
 int Main() {
+  if (!absl::GetFlag(FLAGS_stream_shape).empty()) {
+    passes::SetFastStreamShapeOverride(
+        OrDie(passes::ParseFastStreamShape(absl::GetFlag(FLAGS_stream_shape))));
+  }
   auto instance = OrDie(gpu::Instance::Create({.validation = absl::GetFlag(FLAGS_validation)}));
   auto device = OrDie(gpu::Device::Create(
       *instance, {absl::GetFlag(FLAGS_device), absl::GetFlag(FLAGS_matrix_units),

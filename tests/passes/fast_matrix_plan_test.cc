@@ -7,6 +7,8 @@
 // keeps ~22 bits, in the right place.
 #include <cmath>
 #include <cstring>
+#include <utility>
+#include <string>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -64,7 +66,7 @@ TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
   ASSERT_EQ(p.prepared.steps.size(), 2u);
   for (const passes::StepKernel& k : p.prepared.steps) {
     EXPECT_THAT(k.details, testing::HasSubstr("matrix units, streamed"));
-    ASSERT_EQ(k.spec.values.size(), 5u);
+    ASSERT_EQ(k.spec.values.size(), 6u);
     EXPECT_EQ(k.spec.values[0], 32u);
     EXPECT_EQ(k.spec.values[1], 64u);
     EXPECT_EQ(k.spec.values[3], 1u);
@@ -79,8 +81,11 @@ TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
   EXPECT_EQ(h.groups_x, 5u);
   EXPECT_EQ(h.groups_y, 270u);      // 1080 / 4
   EXPECT_EQ(v.segment, 23u);        // 68 tiles in 3 segments
-  EXPECT_EQ(v.groups_x, 3u);
-  EXPECT_EQ(v.groups_y, 480u);      // 1920 / 4
+  // Columns number their line groups first (x), segments second.
+  EXPECT_EQ(h.spec.values[5], 0u);
+  EXPECT_EQ(v.spec.values[5], 1u);
+  EXPECT_EQ(v.groups_x, 480u);      // 1920 / 4
+  EXPECT_EQ(v.groups_y, 3u);
   ASSERT_EQ(p.plan.constants.size(), 2u);  // line-path weights, matrix blocks
   EXPECT_THAT(p.prepared.accuracy.summary, testing::HasSubstr("weights rounded to fp16"));
   EXPECT_TRUE(p.prepared.accuracy.exact);
@@ -145,8 +150,14 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
       ASSERT_THAT(k.details, testing::HasSubstr("matrix units, streamed"));
       const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius);
       const uint32_t blocks = 1 + (2 * radius + 15) / 16;
-      ASSERT_EQ(k.spec.values.size(), 5u);
+      ASSERT_EQ(k.spec.values.size(), 6u);
       EXPECT_EQ(k.spec.values[0], 32 * shape.warps);
+      // A row pass numbers segments first, unless its rows are one pixel
+      // long: then the lines are adjacent in memory, as a column pass's.
+      const bool adjacent = n == 1;
+      EXPECT_EQ(k.spec.values[5], adjacent ? 1u : 0u);
+      const uint32_t segments = adjacent ? k.groups_y : k.groups_x;
+      const uint32_t line_groups = adjacent ? k.groups_x : k.groups_y;
       EXPECT_EQ(k.spec.values[3], shape.warps);
       EXPECT_EQ(k.spec.values[4], shape.ahead);
       const uint32_t tiles16 = (n + 15) / 16;
@@ -154,10 +165,10 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
       EXPECT_LE(k.segment, shape.max_tiles);
       // Every output has a segment; removing one segment would leave some
       // without, and no shorter segment with the same count would do.
-      EXPECT_GE(k.groups_x * k.segment, tiles16);
-      EXPECT_LT((k.groups_x - 1) * k.segment, tiles16);
-      EXPECT_EQ(k.groups_x, (tiles16 + shape.max_tiles - 1) / shape.max_tiles);
-      EXPECT_EQ(k.groups_y, 1024u / shape.warps);
+      EXPECT_GE(segments * k.segment, tiles16);
+      EXPECT_LT((segments - 1) * k.segment, tiles16);
+      EXPECT_EQ(segments, (tiles16 + shape.max_tiles - 1) / shape.max_tiles);
+      EXPECT_EQ(line_groups, 1024u / shape.warps);
       const bool two = shape.two_tiles;
       EXPECT_THAT(k.details, testing::HasSubstr(two ? "two tiles per step" : "one tile per step"));
       EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat(
@@ -176,6 +187,14 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
   EXPECT_THAT(small.prepared.steps[0].details, testing::HasSubstr("streamed"));
   EXPECT_EQ(small.prepared.steps[0].segment, 10u);  // 7 segments: 1057 subgroups
   EXPECT_EQ(small.prepared.steps[0].groups_x, 7u);
+  // A column pass numbers its line groups in x: more than the device's
+  // x count allows and the stream gives way.
+  BlurConfig columns = Config(64, PixelFormat::kRgba16F, MatrixCaps());
+  columns.axes = "vertical";
+  EXPECT_THAT(PlanFast(columns).prepared.steps[0].details, testing::HasSubstr("streamed"));
+  columns.caps.max_workgroup_count[0] = 479;  // 1920 columns: 480 groups of 4
+  EXPECT_THAT(PlanFast(columns).prepared.steps[0].details,
+              testing::Not(testing::HasSubstr("streamed")));
   c.extent = {512, 512};  // 32 tiles, 128 groups: at most 4 segments
   small = PlanFast(c);
   EXPECT_THAT(small.prepared.steps[0].details, testing::HasSubstr("matrix units"));
@@ -194,6 +213,49 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
   EXPECT_EQ(p.prepared.steps[0].spec.values[3], 2u);
   EXPECT_EQ(p.prepared.steps[0].groups_x, 15u);   // 1920 / 128
   EXPECT_EQ(p.prepared.steps[0].groups_y, 135u);  // 1080 / 8
+}
+
+// The benchmarks' way to time shapes against each other: a shape given as
+// text, checked field by field; while set it replaces the table in every
+// plan (where it fits the device), and clearing it restores the table.
+TEST(FastMatrixPlan, StreamShapeOverrideForBenchmarks) {
+  auto shape = passes::ParseFastStreamShape("20:4:2:2");
+  ASSERT_TRUE(shape.ok()) << shape.status();
+  EXPECT_EQ(shape->max_tiles, 20u);
+  EXPECT_EQ(shape->ahead, 4u);
+  EXPECT_TRUE(shape->two_tiles);
+  EXPECT_EQ(shape->warps, 2u);
+  EXPECT_FALSE(passes::ParseFastStreamShape("20:4:1:2")->two_tiles);
+  for (const auto& [text, names] : std::vector<std::pair<std::string, std::string>>{
+           {"20:4:2", "max_tiles:ahead:tiles_per_step:warps"},
+           {"0:4:2:1", "max_tiles"},
+           {"20:x:2:1", "ahead"},
+           {"20:4:3:1", "tiles_per_step"},
+           {"20:3:2:1", "even"},
+           {"20:4:2:65", "warps"}}) {
+    const auto bad = passes::ParseFastStreamShape(text);
+    EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << text;
+    EXPECT_THAT(bad.status().message(), testing::HasSubstr(names)) << text;
+  }
+
+  struct Restore {
+    ~Restore() { passes::SetFastStreamShapeOverride(std::nullopt); }
+  } restore;
+  BlurConfig c = Config(64, PixelFormat::kRgba16F, MatrixCaps());
+  c.axes = "horizontal";
+  passes::SetFastStreamShapeOverride(*shape);
+  passes::StepKernel k = PlanFast(c).prepared.steps.at(0);
+  EXPECT_THAT(k.details, testing::HasSubstr("two tiles per step"));
+  EXPECT_THAT(k.details, testing::HasSubstr("along 320 outputs"));  // 120 tiles in 6 segments
+  EXPECT_THAT(k.details, testing::HasSubstr("4 loaded ahead; 8 lines per workgroup"));
+  EXPECT_EQ(k.spec.values[0], 64u);
+  // A shape whose rings do not fit the shared memory: not streamed.
+  passes::SetFastStreamShapeOverride(passes::FastStreamShape{24, 2, true, 8});  // 8 x 12 x 768 B
+  EXPECT_THAT(PlanFast(c).prepared.steps.at(0).details, testing::Not(testing::HasSubstr("streamed")));
+  passes::SetFastStreamShapeOverride(std::nullopt);
+  k = PlanFast(c).prepared.steps.at(0);
+  EXPECT_THAT(k.details, testing::HasSubstr("along 384 outputs"));  // the table's 24 tiles
+  EXPECT_THAT(k.details, testing::HasSubstr("4 lines per workgroup"));
 }
 
 TEST(FastMatrixPlan, ToeplitzBlocksHoldEveryWeightSplitInTwoHalves) {
