@@ -41,6 +41,7 @@
 #include "kGaussianBlurFast2dF32.h"
 #include "kGaussianBlurFastStreamF16.h"
 #include "kGaussianBlurFastStreamPairsF16.h"
+#include "kGaussianBlurFastStreamQuadsF16.h"
 #include "kGaussianBlurFastTensorF16.h"
 
 namespace rgfx::passes {
@@ -76,6 +77,7 @@ constexpr int kShaderMatrix = 1;
 constexpr int kShaderBothAxes = 2;
 constexpr int kShaderMatrixStream = 3;
 constexpr int kShaderMatrixStreamPairs = 4;  // the streamed kernel, two tiles per step
+constexpr int kShaderMatrixStreamQuads = 5;  // the streamed kernel, four tiles per step
 
 // The streamed matrix kernel (gaussian_blur_fast_stream.comp) keeps the J
 // weight blocks in registers: up to r = 112 (J = 15, 60 registers a lane).
@@ -260,14 +262,14 @@ std::vector<std::byte> MatrixTaps(const std::vector<double>& weights) {
 // -> 59, r = 96 89.9 -> 72, r = 112 120.3 -> 92. Even (kAhead) where two
 // tiles per step: that kernel consumes blocks in pairs.
 FastStreamShape StreamShape(uint32_t blocks) {
-  if (blocks <= 3) return {12, 4, true, 1};   // r <= 16: 32.5 at r = 16 (34.3)
-  if (blocks == 4) return {16, 2, true, 1};   // r = 24: 34.3 (47.6)
-  if (blocks == 5) return {24, 4, true, 4};   // r = 32: 41.5
-  if (blocks == 6) return {16, 2, false, 1};  // r = 40: 42 (45.6)
-  if (blocks <= 9) return {24, 2, true, 1};   // r = 48 42, r = 64 46.0 (45.6, 72.7)
-  if (blocks <= 11) return {24, 2, false, 1}; // r = 80: 59 (82.9)
-  if (blocks <= 13) return {18, 2, true, 1};  // r = 96: 72 (89.9)
-  return {20, 2, true, 1};                    // r = 112: 92 (120.3)
+  if (blocks <= 3) return {12, 4, 2, 1};   // r <= 16: 32.5 at r = 16 (34.3)
+  if (blocks == 4) return {16, 2, 2, 1};   // r = 24: 34.3 (47.6)
+  if (blocks == 5) return {24, 4, 2, 4};   // r = 32: 41.5
+  if (blocks == 6) return {16, 2, 1, 1};   // r = 40: 42 (45.6)
+  if (blocks <= 9) return {24, 2, 2, 1};   // r = 48 42, r = 64 46.0 (45.6, 72.7)
+  if (blocks <= 11) return {24, 2, 1, 1};  // r = 80: 59 (82.9)
+  if (blocks <= 13) return {18, 2, 2, 1};  // r = 96: 72 (89.9)
+  return {20, 2, 2, 1};                    // r = 112: 92 (120.3)
 }
 // Each subgroup walks its segment alone, so the kernel needs many of them to
 // hide latency: segments shrink (down to kStreamMinTiles, the panel
@@ -288,11 +290,16 @@ std::optional<FastStreamShape> StreamShapeOverride() {
   return shape_override;
 }
 
-// Shared memory of the streamed kernel: per subgroup a ring of J blocks and
-// a scratch block, 16 rows of 6 uvec2 each; one more of each for two tiles
-// per step.
+// Shared memory of the streamed kernel: per subgroup a ring of J + N − 1
+// blocks and N scratch blocks for N tiles per step, 16 rows of 6 uvec2 each.
+uint64_t StreamRingBlocks(uint32_t radius, const FastStreamShape& shape) {
+  return MatrixTapBlocks(radius) + shape.tiles_per_step - 1;
+}
 uint64_t StreamSharedBytes(uint32_t radius, const FastStreamShape& shape) {
-  return uint64_t{shape.warps} * (MatrixTapBlocks(radius) + (shape.two_tiles ? 3 : 1)) * 16 * 6 * 8;
+  return uint64_t{shape.warps} * (StreamRingBlocks(radius, shape) + shape.tiles_per_step) * 16 * 6 * 8;
+}
+const char* TilesPerStepWords(uint32_t n) {
+  return n == 1 ? "one tile" : n == 2 ? "two tiles" : "four tiles";
 }
 
 // The streamed kernel for one axis, or nothing beyond its radius or shared
@@ -316,7 +323,9 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   const uint32_t tiles = DivideRoundingUp(tiles16, segments);
   StepKernel k;
   k.layout = layout;
-  k.shader = shape.two_tiles ? kShaderMatrixStreamPairs : kShaderMatrixStream;
+  k.shader = shape.tiles_per_step == 4   ? kShaderMatrixStreamQuads
+             : shape.tiles_per_step == 2 ? kShaderMatrixStreamPairs
+                                         : kShaderMatrixStream;
   const uint32_t lines_adjacent = layout.in_line_stride == 1 ? 1 : 0;
   // Column passes number the line groups first, so that neighbouring
   // workgroups read neighbouring 32-byte pieces of the same rows (4 of them
@@ -338,8 +347,8 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   k.details = absl::StrCat(
       "matrix units, streamed: 16x16x16 fp16 products (fp16 weights in registers), fp32 "
       "accumulation; each subgroup walks 4 lines along ", 16 * tiles, " outputs, ",
-      shape.two_tiles ? "two tiles" : "one tile", " per step, with a ring of ",
-      MatrixTapBlocks(radius) + (shape.two_tiles ? 1 : 0), " blocks, ", shape.ahead,
+      TilesPerStepWords(shape.tiles_per_step), " per step, with a ring of ",
+      StreamRingBlocks(radius, shape), " blocks, ", shape.ahead,
       " loaded ahead; ", 4 * shape.warps, " lines per workgroup, ",
       StreamSharedBytes(radius, shape), " bytes");
   return k;
@@ -486,7 +495,7 @@ class FastBlur final : public BlurVariant {
         prepared.steps.push_back(*m);
         matrix = true;
         streamed = streamed || m->shader == kShaderMatrixStream ||
-                   m->shader == kShaderMatrixStreamPairs;
+                   m->shader == kShaderMatrixStreamPairs || m->shader == kShaderMatrixStreamQuads;
         continue;
       }
       StepKernel k;
@@ -549,10 +558,14 @@ class FastBlur final : public BlurVariant {
       const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(0)};
       return ctx.Dispatch(shader, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
     }
-    if (k.shader == kShaderMatrixStream || k.shader == kShaderMatrixStreamPairs) {
+    if (k.shader == kShaderMatrixStream || k.shader == kShaderMatrixStreamPairs ||
+        k.shader == kShaderMatrixStreamQuads) {
       const StreamPush stream_push{push, k.segment};
       const gpu::ShaderCode shader =
-          k.shader == kShaderMatrixStreamPairs
+          k.shader == kShaderMatrixStreamQuads
+              ? gpu::ShaderCode{"gaussian_blur_fast_stream_quads", kGaussianBlurFastStreamQuadsF16,
+                                3, sizeof(stream_push)}
+          : k.shader == kShaderMatrixStreamPairs
               ? gpu::ShaderCode{"gaussian_blur_fast_stream_pairs", kGaussianBlurFastStreamPairsF16,
                                 3, sizeof(stream_push)}
               : gpu::ShaderCode{"gaussian_blur_fast_stream", kGaussianBlurFastStreamF16, 3,
@@ -595,15 +608,15 @@ absl::StatusOr<FastStreamShape> ParseFastStreamShape(const std::string& text) {
                                                      fields[i], "' is not a number from 1 to 64"));
     }
   }
-  if (v[2] > 2) {
+  if (v[2] != 1 && v[2] != 2 && v[2] != 4) {
     return absl::InvalidArgumentError(
-        absl::StrCat("stream shape '", text, "': tiles_per_step must be 1 or 2"));
+        absl::StrCat("stream shape '", text, "': tiles_per_step must be 1, 2 or 4"));
   }
-  if (v[2] == 2 && v[1] % 2 != 0) {
+  if (v[1] % v[2] != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "stream shape '", text, "': ahead must be even with two tiles per step"));
+        "stream shape '", text, "': ahead must be a multiple of tiles_per_step"));
   }
-  return FastStreamShape{v[0], v[1], v[2] == 2, v[3]};
+  return FastStreamShape{v[0], v[1], v[2], v[3]};
 }
 
 FastStreamShape FastStreamShapeFor(int radius) {

@@ -21,8 +21,8 @@ int FastMatrixMaxRadius(const gpu::DeviceCaps& caps);
 // chosen per weight-block count from measurements (fast.cc has them).
 struct FastStreamShape {
   uint32_t max_tiles;  // 16-output tiles per subgroup segment, at most
-  uint32_t ahead;      // blocks loaded ahead of the products (even where two_tiles)
-  bool two_tiles;      // two output tiles per step (gaussian_blur_fast_stream.comp)
+  uint32_t ahead;           // blocks loaded ahead of the products (a multiple of tiles_per_step)
+  uint32_t tiles_per_step;  // output tiles per step: 1, 2 or 4 (gaussian_blur_fast_stream.comp)
   uint32_t warps;      // subgroups per workgroup
 };
 FastStreamShape FastStreamShapeFor(int radius);
@@ -35,7 +35,7 @@ FastStreamShape FastStreamShapeFor(int radius);
 // the server never sets it.
 void SetFastStreamShapeOverride(std::optional<FastStreamShape> shape);
 // "max_tiles:ahead:tiles_per_step:warps", e.g. "24:2:2:1"; an error names
-// the field that is wrong (ahead must be even with two tiles per step).
+// the field that is wrong (ahead must be a multiple of tiles_per_step).
 absl::StatusOr<FastStreamShape> ParseFastStreamShape(const std::string& text);
 
 }  // namespace rgfx::passes

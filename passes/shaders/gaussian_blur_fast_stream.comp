@@ -30,9 +30,9 @@
 // and segments below retuned).
 // Each tile's result goes through a small per-subgroup scratch matrix so
 // that edges are masked and lines scattered with ordinary stores.
-// Built twice: with TWO_TILES_PER_STEP each step computes two neighbouring
-// tiles (below), where its two more ring and scratch blocks fit the shared
-// memory. H100, 1080p, µs H + V, one / two tiles per step in one sweep:
+// Built three times: with TILES_PER_STEP = N (2 or 4) each step computes N
+// neighbouring tiles (below), with N − 1 more ring blocks and N − 1 more
+// scratch blocks. H100, 1080p, µs H + V, one / two tiles per step in one sweep:
 // r = 16 34.6 / 33.8, r = 32 49.4 / 39.9, r = 48 50.7 / 44.3, r = 64
 // 73.0 / 72.7, r = 96 109.6 / 90.6. (With hi and lo products two tiles
 // per step had been slower: r = 64 122 against 81.)
@@ -61,11 +61,12 @@ const int kTaps16 = 1 + (2 * kRadius + 15) / 16;  // J: input blocks per output 
 // fall on different banks.
 const int kRowWords = 6;                          // uvec2 per row
 const int kBlockWords = 16 * kRowWords;
-#ifdef TWO_TILES_PER_STEP
-// Two tiles per step: J + 1 ring slots (blocks s .. s + J), two scratch
-// blocks.
-const int kSlots = kTaps16 + 1;
-const int kWarpWords = (kTaps16 + 3) * kBlockWords;
+#ifdef TILES_PER_STEP
+// N tiles per step: J + N − 1 ring slots (blocks s .. s + J + N − 2), N
+// scratch blocks.
+const int kTilesPerStep = TILES_PER_STEP;
+const int kSlots = kTaps16 + kTilesPerStep - 1;
+const int kWarpWords = (kTaps16 + 2 * kTilesPerStep - 1) * kBlockWords;
 #else
 const int kSlots = kTaps16;
 const int kWarpWords = (kTaps16 + 1) * kBlockWords;  // J ring slots + the scratch
@@ -165,48 +166,49 @@ void main() {
     coopMatLoadNV(t[j], taps, uint(j * 512), 16u, false);
   }
 
-#ifdef TWO_TILES_PER_STEP
-  // Tiles s and s + 1 share blocks s + 1 .. s + J − 1: each block is loaded
-  // from the ring once for both (J + 1 matrix loads per two tiles instead
-  // of 2J), and the two accumulators are independent chains. Blocks
-  // s + J − 1 and s + J enter the ring in the slots of blocks s − 2 and
-  // s − 1, which only the step before read; kAhead (even) blocks ahead, so
-  // a round of kAhead / 2 steps keeps every queue index constant. Where the
-  // segment's tile count is odd, the last step's second tile is computed
-  // from zeros or stale queue words and not stored.
-  const int kSteps = kAhead / 2;
-  for (int s0 = 0; s0 < int(pc.tiles); s0 += 2 * kSteps) {
+#ifdef TILES_PER_STEP
+  // Tiles s .. s + N − 1 share blocks s + N − 1 .. s + J − 1: each block is
+  // loaded from the ring once for all of them (J + N − 1 matrix loads per N
+  // tiles instead of NJ), and the N accumulators are independent chains.
+  // Blocks s + J − 1 .. s + J + N − 2 enter the ring in the slots of blocks
+  // s − N .. s − 1, which only the step before read; kAhead (a multiple of
+  // N) blocks ahead, so a round of kAhead / N steps keeps every queue index
+  // constant. Where the segment's tile count is not a multiple of N, the
+  // last step's extra tiles are computed from zeros or stale queue words
+  // and not stored.
+  const int kSteps = kAhead / kTilesPerStep;
+  for (int s0 = 0; s0 < int(pc.tiles); s0 += kTilesPerStep * kSteps) {
     [[unroll]] for (int u = 0; u < kSteps; ++u) {
-      const int s = s0 + 2 * u;  // tiles s and s + 1
+      const int s = s0 + kTilesPerStep * u;  // tiles s .. s + N − 1
       if (s >= int(pc.tiles)) break;
-      const int k = s + kTaps16 - 1;  // blocks k and k + 1 enter the ring
+      const int k = s + kTaps16 - 1;  // blocks k .. k + N − 1 enter the ring
       SharedBarrier();
-      ring[SlotWords(k) + b0 * kRowWords + l0] = queue[4 * u];
-      ring[SlotWords(k) + b1 * kRowWords + l1] = queue[4 * u + 1];
-      ring[SlotWords(k + 1) + b0 * kRowWords + l0] = queue[4 * u + 2];
-      ring[SlotWords(k + 1) + b1 * kRowWords + l1] = queue[4 * u + 3];
-      if (k + kAhead < blocks) {
-        queue[4 * u] = LoadPixel(k + kAhead, b0, l0);
-        queue[4 * u + 1] = LoadPixel(k + kAhead, b1, l1);
-      }
-      if (k + 1 + kAhead < blocks) {
-        queue[4 * u + 2] = LoadPixel(k + 1 + kAhead, b0, l0);
-        queue[4 * u + 3] = LoadPixel(k + 1 + kAhead, b1, l1);
+      [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
+        const int w = 2 * (kTilesPerStep * u + q);
+        ring[SlotWords(k + q) + b0 * kRowWords + l0] = queue[w];
+        ring[SlotWords(k + q) + b1 * kRowWords + l1] = queue[w + 1];
+        if (k + q + kAhead < blocks) {
+          queue[w] = LoadPixel(k + q + kAhead, b0, l0);
+          queue[w + 1] = LoadPixel(k + q + kAhead, b1, l1);
+        }
       }
       SharedBarrier();
 
-      F32MAT acc0 = F32MAT(0.0), acc1 = F32MAT(0.0);
-      [[unroll]] for (int j = 0; j <= kTaps16; ++j) {
+      F32MAT acc[kTilesPerStep];
+      [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) acc[q] = F32MAT(0.0);
+      [[unroll]] for (int j = 0; j < kTaps16 + kTilesPerStep - 1; ++j) {
         F16MAT x;
         coopMatLoadNV(x, ring, uint(SlotWords(s + j)), uint(kRowWords), false);
-        if (j < kTaps16) acc0 = coopMatMulAddNV(t[j], x, acc0);
-        if (j > 0) acc1 = coopMatMulAddNV(t[j - 1], x, acc1);
+        [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
+          if (j - q >= 0 && j - q < kTaps16) acc[q] = coopMatMulAddNV(t[j - q], x, acc[q]);
+        }
       }
-      coopMatStoreNV(F16MAT(acc0), ring, uint(scratch), uint(kRowWords), false);
-      coopMatStoreNV(F16MAT(acc1), ring, uint(scratch + kBlockWords), uint(kRowWords), false);
+      [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
+        coopMatStoreNV(F16MAT(acc[q]), ring, uint(scratch + q * kBlockWords), uint(kRowWords), false);
+      }
       SharedBarrier();
 
-      [[unroll]] for (int q = 0; q < 2; ++q) {
+      [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
         if (s + q >= int(pc.tiles)) break;
         [[unroll]] for (int e = 0; e < 2; ++e) {
           const int a = e == 0 ? b0 : b1, l = e == 0 ? l0 : l1;

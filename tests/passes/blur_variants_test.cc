@@ -256,8 +256,11 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
       if (matrix) {
         const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius);
         const std::string kernel = absl::StrCat(
-            shape.two_tiles ? "two tiles per step" : "one tile per step", ", with a ring of ",
-            1 + (2 * radius + 15) / 16 + (shape.two_tiles ? 1 : 0), " blocks, ", shape.ahead,
+            shape.tiles_per_step == 1   ? "one tile per step"
+            : shape.tiles_per_step == 2 ? "two tiles per step"
+                                        : "four tiles per step",
+            ", with a ring of ", 1 + (2 * radius + 15) / 16 + shape.tiles_per_step - 1, " blocks, ",
+            shape.ahead,
             " loaded ahead; ", 4 * shape.warps, " lines per workgroup");
         EXPECT_THAT(details, ::testing::HasSubstr(kernel));
         kernels.insert(kernel.substr(0, 3) + kernel.substr(kernel.find(" blocks, ")));
@@ -290,6 +293,59 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
       })) << part;
     }
   }
+}
+
+// Shapes the table does not pick, set the way rgfx-gpu-bench's
+// --sweep_stream_shapes sets them, must blur as exactly: four tiles per
+// step (segments of 11 tiles: the last step computes one tile it does not
+// store), deeper queues, 2 and 4 subgroups per workgroup, every border.
+// Needs matrix units: elsewhere nothing streams and the test says so.
+TEST_F(BlurVariantsTest, FastMatrixStreamShapesMatchReference) {
+  const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
+  if (!caps.f16_matrix_product_16) {
+    GTEST_SKIP() << caps.name << " has no matrix units: the streamed kernel's shapes run on a "
+                                 "device with them (docs/blur/h100-tests-*.txt)";
+  }
+  struct Restore {
+    ~Restore() { passes::SetFastStreamShapeOverride(std::nullopt); }
+  } restore;
+  const std::pair<int, const char*> cases[] = {{5, "12:4:4:1"},  {17, "16:8:4:1"},
+                                               {64, "24:4:4:1"}, {100, "20:4:4:2"},
+                                               {48, "24:2:2:4"}, {33, "24:4:1:1"}};
+  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
+  uint32_t seed = 950;
+  double worst = 0;
+  for (const auto& [radius, text] : cases) {
+    auto shape = passes::ParseFastStreamShape(text);
+    ASSERT_TRUE(shape.ok()) << shape.status();
+    passes::SetFastStreamShapeOverride(*shape);
+    for (auto [w, h] : {std::pair{1130, 601}, std::pair{601, 1130}}) {
+      Case c{"fast", w, h, radius};
+      c.border = borders[seed % 4];
+      c.axes = w > h ? "horizontal" : "vertical";
+      SCOPED_TRACE(text);
+      passes::BlurConfig config;
+      config.pass_name = "blur";
+      config.radius = radius;
+      config.sigma = radius / 2.0;
+      config.axes = c.axes;
+      config.extent = {uint32_t(w), uint32_t(h)};
+      config.working = PixelFormat::kRgba16F;
+      config.caps = caps;
+      graph::PassPlan plan;
+      passes::BlurPrepared prepared;
+      ASSERT_TRUE(passes::FindBlurVariant("fast")->Plan(config, plan, prepared).ok());
+      const char* per_step = shape->tiles_per_step == 1   ? "one tile per step"
+                             : shape->tiles_per_step == 2 ? "two tiles per step"
+                                                          : "four tiles per step";
+      EXPECT_THAT(prepared.steps.at(0).details, ::testing::HasSubstr(per_step));
+      EXPECT_THAT(prepared.steps.at(0).details, ::testing::HasSubstr("along 176 outputs"));
+      EXPECT_THAT(prepared.steps.at(0).details,
+                  ::testing::HasSubstr(absl::StrCat(4 * shape->warps, " lines per workgroup")));
+      worst = std::max(worst, CheckAgainstReference(c, seed++));
+    }
+  }
+  std::printf("worst error over these shapes %.2e (tolerance %.1e)\n", worst, 1.5e-3);
 }
 
 TEST_F(BlurVariantsTest, SingleAxisAndExplicitSigma) {

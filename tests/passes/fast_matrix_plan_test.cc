@@ -136,7 +136,9 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
     EXPECT_GE(shape.max_tiles, 8u);
     EXPECT_TRUE(shape.ahead == 2 || shape.ahead == 4);
     EXPECT_TRUE(shape.warps == 1 || shape.warps == 4);
-    EXPECT_LE(shape.warps * (blocks + (shape.two_tiles ? 3 : 1)) * 768, 48u << 10);
+    EXPECT_TRUE(shape.tiles_per_step == 1 || shape.tiles_per_step == 2 || shape.tiles_per_step == 4);
+    EXPECT_EQ(shape.ahead % shape.tiles_per_step, 0u);
+    EXPECT_LE(shape.warps * (blocks + 2 * shape.tiles_per_step - 1) * 768, 48u << 10);
   }
   for (int radius : {0, 1, 16, 17, 40, 48, 64, 80, 96, 97, 100, 112}) {
     for (uint32_t n : {1u, 15u, 16u, 17u, 255u, 256u, 257u, 513u, 1080u, 4099u}) {
@@ -169,12 +171,14 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
       EXPECT_LT((segments - 1) * k.segment, tiles16);
       EXPECT_EQ(segments, (tiles16 + shape.max_tiles - 1) / shape.max_tiles);
       EXPECT_EQ(line_groups, 1024u / shape.warps);
-      const bool two = shape.two_tiles;
-      EXPECT_THAT(k.details, testing::HasSubstr(two ? "two tiles per step" : "one tile per step"));
+      const uint32_t per_step = shape.tiles_per_step;
+      EXPECT_THAT(k.details, testing::HasSubstr(per_step == 1   ? "one tile per step"
+                                                : per_step == 2 ? "two tiles per step"
+                                                                : "four tiles per step"));
       EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat(
-                                 "ring of ", blocks + (two ? 1 : 0), " blocks")));
+                                 "ring of ", blocks + per_step - 1, " blocks")));
       EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat(
-                                 shape.warps * (blocks + (two ? 3 : 1)) * 768, " bytes")));
+                                 shape.warps * (blocks + 2 * per_step - 1) * 768, " bytes")));
       EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat(4 * shape.warps, " lines per workgroup")));
     }
   }
@@ -223,15 +227,17 @@ TEST(FastMatrixPlan, StreamShapeOverrideForBenchmarks) {
   ASSERT_TRUE(shape.ok()) << shape.status();
   EXPECT_EQ(shape->max_tiles, 20u);
   EXPECT_EQ(shape->ahead, 4u);
-  EXPECT_TRUE(shape->two_tiles);
+  EXPECT_EQ(shape->tiles_per_step, 2u);
   EXPECT_EQ(shape->warps, 2u);
-  EXPECT_FALSE(passes::ParseFastStreamShape("20:4:1:2")->two_tiles);
+  EXPECT_EQ(passes::ParseFastStreamShape("20:4:1:2")->tiles_per_step, 1u);
+  EXPECT_EQ(passes::ParseFastStreamShape("20:4:4:2")->tiles_per_step, 4u);
   for (const auto& [text, names] : std::vector<std::pair<std::string, std::string>>{
            {"20:4:2", "max_tiles:ahead:tiles_per_step:warps"},
            {"0:4:2:1", "max_tiles"},
            {"20:x:2:1", "ahead"},
            {"20:4:3:1", "tiles_per_step"},
-           {"20:3:2:1", "even"},
+           {"20:3:2:1", "multiple"},
+           {"20:2:4:1", "multiple"},
            {"20:4:2:65", "warps"}}) {
     const auto bad = passes::ParseFastStreamShape(text);
     EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << text;
@@ -249,8 +255,12 @@ TEST(FastMatrixPlan, StreamShapeOverrideForBenchmarks) {
   EXPECT_THAT(k.details, testing::HasSubstr("along 320 outputs"));  // 120 tiles in 6 segments
   EXPECT_THAT(k.details, testing::HasSubstr("4 loaded ahead; 8 lines per workgroup"));
   EXPECT_EQ(k.spec.values[0], 64u);
+  passes::SetFastStreamShapeOverride(passes::FastStreamShape{24, 4, 4, 1});
+  k = PlanFast(c).prepared.steps.at(0);
+  EXPECT_THAT(k.details, testing::HasSubstr("four tiles per step, with a ring of 12 blocks"));
+  EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat((9 + 7) * 768, " bytes")));
   // A shape whose rings do not fit the shared memory: not streamed.
-  passes::SetFastStreamShapeOverride(passes::FastStreamShape{24, 2, true, 8});  // 8 x 12 x 768 B
+  passes::SetFastStreamShapeOverride(passes::FastStreamShape{24, 2, 2, 8});  // 8 x 12 x 768 B
   EXPECT_THAT(PlanFast(c).prepared.steps.at(0).details, testing::Not(testing::HasSubstr("streamed")));
   passes::SetFastStreamShapeOverride(std::nullopt);
   k = PlanFast(c).prepared.steps.at(0);
