@@ -246,25 +246,27 @@ std::vector<std::byte> MatrixTaps(const std::vector<double>& weights) {
 //   segments read less, but give the GPU fewer subgroups to hide latency
 //   with; the best length moves with J (a 1080p row pass has 270 groups
 //   of 4 lines, 120 tiles long) and is not monotonic, so it is a table.
-// - One subgroup per workgroup from J = 6 (and J ≤ 4): each subgroup walks
-//   its segment alone anyway, and single-subgroup workgroups spread evenly
-//   over the multiprocessors. r = 64 with 24 tiles, two per step: 4
-//   subgroups 72.7, 1 subgroup 46.0; 4K 222.7 against 175.9. At J = 5 the
-//   4-subgroup shape with 4 blocks ahead stays: 1080p level (41.5 against
-//   41 at best), 4K 141.6 against 174 and more.
+// - One subgroup per workgroup: each subgroup walks its segment alone
+//   anyway, and single-subgroup workgroups spread evenly over the
+//   multiprocessors. r = 64 with 24 tiles, two per step: 4 subgroups 72.7,
+//   1 subgroup 46.0; 4K 222.7 against 175.9.
 // - Blocks loaded ahead: 4 while J is small; 2 beyond, where 4 cost more
 //   than they hide (r = 64, 24 tiles: 46 / 60; deeper queues grow the
 //   unrolled loop, 56 to 78 KB of code at r = 64).
-// - Two tiles per step except at J = 6 and 10–11, where one was faster
-//   (r = 40: 42 / 45, r = 80: 59 / 74).
+// - Tiles per step: two, except four at J = 5 and one at J = 6 and
+//   10–11 (r = 40: 42 / 45, r = 80: 59 / 74). Four tiles per step share
+//   more ring loads (J + 3 per 4 tiles) but take 136 registers at r = 64
+//   and were slower from J = 6 on (r = 64 67–75 against 46); at r = 32 they
+//   won (41.0–41.5 against 44.5 for the old 4-subgroup shape, 4K 145.2
+//   against 161.0; docs/blur/h100-stream-quads.csv).
 // Against the previous fixed shape (4 subgroups, at most 24 tiles, two per
 // step up to J = 13): r = 24 47.6 -> 34.3, r = 64 72.7 -> 46.0, r = 80 82.9
-// -> 59, r = 96 89.9 -> 72, r = 112 120.3 -> 92. Even (kAhead) where two
-// tiles per step: that kernel consumes blocks in pairs.
+// -> 59, r = 96 89.9 -> 72, r = 112 120.3 -> 92. kAhead is a multiple of
+// the tiles per step: that kernel consumes blocks N at a time.
 FastStreamShape StreamShape(uint32_t blocks) {
   if (blocks <= 3) return {12, 4, 2, 1};   // r <= 16: 32.5 at r = 16 (34.3)
   if (blocks == 4) return {16, 2, 2, 1};   // r = 24: 34.3 (47.6)
-  if (blocks == 5) return {24, 4, 2, 4};   // r = 32: 41.5
+  if (blocks == 5) return {24, 4, 4, 1};   // r = 32: 41.5 (44.5; 4K 145.2 against 161.0)
   if (blocks == 6) return {16, 2, 1, 1};   // r = 40: 42 (45.6)
   if (blocks <= 9) return {24, 2, 2, 1};   // r = 48 42, r = 64 46.0 (45.6, 72.7)
   if (blocks <= 11) return {24, 2, 1, 1};  // r = 80: 59 (82.9)
