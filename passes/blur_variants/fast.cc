@@ -268,10 +268,10 @@ FastStreamShape StreamShape(uint32_t blocks) {
   if (blocks == 4) return {16, 2, 2, 1};   // r = 24: 34.3 (47.6)
   if (blocks == 5) return {24, 4, 4, 1};   // r = 32: 41.5 (44.5; 4K 145.2 against 161.0)
   if (blocks == 6) return {16, 2, 1, 1};   // r = 40: 42 (45.6)
-  if (blocks <= 9) return {24, 2, 2, 1};   // r = 48 42, r = 64 46.0 (45.6, 72.7)
-  if (blocks <= 11) return {24, 2, 1, 1};  // r = 80: 59 (82.9)
-  if (blocks <= 13) return {18, 2, 2, 1};  // r = 96: 72 (89.9)
-  return {20, 2, 2, 1};                    // r = 112: 92 (120.3)
+  if (blocks <= 9) return {24, 2, 2, 1, 48};   // r = 48 42, r = 64 46.0 (45.6, 72.7)
+  if (blocks <= 11) return {24, 2, 1, 1, 48};  // r = 80: 59 (82.9)
+  if (blocks <= 13) return {18, 2, 2, 1, 48};  // r = 96: 72 (89.9)
+  return {20, 2, 2, 1, 48};                    // r = 112: 92 (120.3)
 }
 // Each subgroup walks its segment alone, so the kernel needs many of them to
 // hide latency: segments shrink (down to kStreamMinTiles, the panel
@@ -282,6 +282,16 @@ FastStreamShape StreamShape(uint32_t blocks) {
 // r = 32 45.8, r = 64 56.1 us against the panel's 19.5, 20.5, 24.1.
 constexpr uint32_t kStreamMinTiles = 8;
 constexpr uint32_t kStreamMinSubgroups = 1024;
+// The other way for large images: the table's segment lengths were chosen
+// at 1080p (1,350–1,920 subgroups a pass); where they would give more than
+// kStreamManySubgroups, segments grow (up to the shape's long_tiles) until
+// they do not, or can grow no more: less halo read, and the GPU still has
+// plenty of subgroups. H100 RGBA16F, 4K, µs H + V, the table's lengths
+// against at most 48 tiles: r = 48 167.2 / 163.6, r = 64 174.6 / 167.9,
+// r = 96 262.7 / 235.3; 8K r = 64 649.5 / 625.9. Where J ≤ 6 longer
+// segments did not pay (4K r = 16, 32: level or slower), so those shapes
+// have no long_tiles.
+constexpr uint32_t kStreamManySubgroups = 2800;
 
 // SetFastStreamShapeOverride's shape (benchmarks only).
 absl::Mutex shape_override_mu;
@@ -322,6 +332,10 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
     ++segments;
   }
   if (line_groups * segments < kStreamMinSubgroups) return std::nullopt;
+  while (segments > 1 && line_groups * segments > kStreamManySubgroups &&
+         DivideRoundingUp(tiles16, segments - 1) <= shape.long_tiles) {
+    --segments;
+  }
   const uint32_t tiles = DivideRoundingUp(tiles16, segments);
   StepKernel k;
   k.layout = layout;

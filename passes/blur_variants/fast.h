@@ -24,6 +24,10 @@ struct FastStreamShape {
   uint32_t ahead;           // blocks loaded ahead of the products (a multiple of tiles_per_step)
   uint32_t tiles_per_step;  // output tiles per step: 1, 2 or 4 (gaussian_blur_fast_stream.comp)
   uint32_t warps;      // subgroups per workgroup
+  // Large images: segments may grow up to this many tiles while the image
+  // gives more than kStreamManySubgroups (fast.cc) subgroups; 0 = never
+  // beyond max_tiles.
+  uint32_t long_tiles = 0;
 };
 FastStreamShape FastStreamShapeFor(int radius);
 

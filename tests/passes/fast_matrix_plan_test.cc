@@ -5,6 +5,7 @@
 // line paths are, the workgroup geometry, and that the Toeplitz blocks the
 // shader multiplies hold every weight, split into two fp16 terms whose sum
 // keeps ~22 bits, in the right place.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -86,6 +87,16 @@ TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
   EXPECT_EQ(v.spec.values[5], 1u);
   EXPECT_EQ(v.groups_x, 480u);      // 1920 / 4
   EXPECT_EQ(v.groups_y, 3u);
+  // 4K: 24 tiles would give 5,400 and 5,760 subgroups; segments grow to
+  // at most 48 tiles (2,700 and 2,880).
+  BlurConfig uhd = Config(64, PixelFormat::kRgba16F, MatrixCaps());
+  uhd.extent = {3840, 2160};
+  const Planned big = PlanFast(uhd);
+  ASSERT_EQ(big.prepared.steps.size(), 2u);
+  EXPECT_EQ(big.prepared.steps[0].segment, 48u);  // 240 tiles in 5 segments
+  EXPECT_EQ(big.prepared.steps[0].groups_x, 5u);
+  EXPECT_EQ(big.prepared.steps[1].segment, 45u);  // 135 tiles in 3 segments
+  EXPECT_EQ(big.prepared.steps[1].groups_y, 3u);
   ASSERT_EQ(p.plan.constants.size(), 2u);  // line-path weights, matrix blocks
   EXPECT_THAT(p.prepared.accuracy.summary, testing::HasSubstr("weights rounded to fp16"));
   EXPECT_TRUE(p.prepared.accuracy.exact);
@@ -139,6 +150,8 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
     EXPECT_TRUE(shape.tiles_per_step == 1 || shape.tiles_per_step == 2 || shape.tiles_per_step == 4);
     EXPECT_EQ(shape.ahead % shape.tiles_per_step, 0u);
     EXPECT_LE(shape.warps * (blocks + 2 * shape.tiles_per_step - 1) * 768, 48u << 10);
+    // Longer segments on large images only where J >= 7 (measured there).
+    EXPECT_EQ(shape.long_tiles, blocks >= 7 ? 48u : 0u);
   }
   for (int radius : {0, 1, 16, 17, 40, 48, 64, 80, 96, 97, 100, 112}) {
     for (uint32_t n : {1u, 15u, 16u, 17u, 255u, 256u, 257u, 513u, 1080u, 4099u}) {
@@ -164,12 +177,22 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
       EXPECT_EQ(k.spec.values[4], shape.ahead);
       const uint32_t tiles16 = (n + 15) / 16;
       EXPECT_GE(k.segment, 1u);
-      EXPECT_LE(k.segment, shape.max_tiles);
+      EXPECT_LE(k.segment, std::max(shape.max_tiles, shape.long_tiles));
       // Every output has a segment; removing one segment would leave some
       // without, and no shorter segment with the same count would do.
       EXPECT_GE(segments * k.segment, tiles16);
       EXPECT_LT((segments - 1) * k.segment, tiles16);
-      EXPECT_EQ(segments, (tiles16 + shape.max_tiles - 1) / shape.max_tiles);
+      // As many segments as max_tiles needs; but where that gives more than
+      // 2,800 subgroups (1,024 line groups here: from 3 segments), no more
+      // than the larger of 2,800 / 1,024 = 2 and the fewest that long_tiles
+      // allows.
+      const uint32_t by_max = (tiles16 + shape.max_tiles - 1) / shape.max_tiles;
+      uint32_t expected = by_max;
+      if (shape.long_tiles > 0) {
+        const uint32_t by_long = (tiles16 + shape.long_tiles - 1) / shape.long_tiles;
+        expected = std::min(by_max, std::max({by_long, 2800u / 1024u, 1u}));
+      }
+      EXPECT_EQ(segments, expected);
       EXPECT_EQ(line_groups, 1024u / shape.warps);
       const uint32_t per_step = shape.tiles_per_step;
       EXPECT_THAT(k.details, testing::HasSubstr(per_step == 1   ? "one tile per step"
