@@ -140,6 +140,36 @@ const char* const kExactVariants[] = {"naive", "line_cache", "decimated", "symme
 
 class BlurVariantsTest : public testing::GpuTest {};
 
+// fast's plan for a w x h RGBA16F image on `caps` (σ = radius / 2).
+passes::BlurPrepared FastPlan(const gpu::DeviceCaps& caps, int radius, int w, int h,
+                              const std::string& axes) {
+  passes::BlurConfig config;
+  config.pass_name = "blur";
+  config.radius = radius;
+  config.sigma = radius / 2.0;
+  config.axes = axes;
+  config.extent = {uint32_t(w), uint32_t(h)};
+  config.working = PixelFormat::kRgba16F;
+  config.caps = caps;
+  graph::PassPlan plan;
+  passes::BlurPrepared prepared;
+  const absl::Status status = passes::FindBlurVariant("fast")->Plan(config, plan, prepared);
+  EXPECT_TRUE(status.ok()) << status;
+  return prepared;
+}
+
+// The details of fast's step along the long side (one axis): which kernel
+// and shape would run.
+std::string FastLineStepDetails(const gpu::DeviceCaps& caps, int radius, int w, int h) {
+  const passes::BlurPrepared prepared =
+      FastPlan(caps, radius, w, h, w > h ? "horizontal" : "vertical");
+  return prepared.steps.empty() ? "" : prepared.steps[0].details;
+}
+
+const char* TilesPerStepWords(uint32_t n) {
+  return n == 1 ? "one tile per step" : n == 2 ? "two tiles per step" : "four tiles per step";
+}
+
 TEST_F(BlurVariantsTest, ExactVariantsMatchReferenceForEverySizeRadiusBorderAndFormat) {
   const std::pair<int, int> sizes[] = {{1, 1}, {2, 3}, {37, 29}, {131, 67}};
   const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
@@ -240,27 +270,13 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
     const int length = radius == 64 || radius == 80 || radius == 100 ? 1100 : 1130;
     for (auto [w, h] : {std::pair{length, across}, std::pair{across, length}}) {
       // The kernel the plan picks for the long lines on this device.
-      passes::BlurConfig config;
-      config.pass_name = "blur";
-      config.radius = radius;
-      config.sigma = radius / 2.0;
-      config.axes = w > h ? "horizontal" : "vertical";
-      config.extent = {uint32_t(w), uint32_t(h)};
-      config.working = PixelFormat::kRgba16F;
-      config.caps = caps;
-      graph::PassPlan plan;
-      passes::BlurPrepared prepared;
-      ASSERT_TRUE(passes::FindBlurVariant("fast")->Plan(config, plan, prepared).ok());
-      const std::string& details = prepared.steps.at(0).details;
+      const std::string details = FastLineStepDetails(caps, radius, w, h);
       EXPECT_EQ(details.find("streamed") != std::string::npos, matrix) << details;
       if (matrix) {
         const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius);
         const std::string kernel = absl::StrCat(
-            shape.tiles_per_step == 1   ? "one tile per step"
-            : shape.tiles_per_step == 2 ? "two tiles per step"
-                                        : "four tiles per step",
-            ", with a ring of ", 1 + (2 * radius + 15) / 16 + shape.tiles_per_step - 1, " blocks, ",
-            shape.ahead,
+            TilesPerStepWords(shape.tiles_per_step), ", with a ring of ",
+            1 + (2 * radius + 15) / 16 + shape.tiles_per_step - 1, " blocks, ", shape.ahead,
             " loaded ahead; ", 4 * shape.warps, " lines per workgroup");
         EXPECT_THAT(details, ::testing::HasSubstr(kernel));
         kernels.insert(kernel.substr(0, 3) + kernel.substr(kernel.find(" blocks, ")));
@@ -268,18 +284,13 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
                                                                : "along 176 outputs"));
       }
       if (radius == 7) {  // both axes: two streamed steps, else one dispatch
-        passes::BlurConfig both = config;
-        both.axes = "both";
-        graph::PassPlan both_plan;
-        passes::BlurPrepared both_prepared;
-        ASSERT_TRUE(passes::FindBlurVariant("fast")->Plan(both, both_plan, both_prepared).ok());
-        EXPECT_EQ(both_prepared.steps.size(), matrix ? 2u : 1u);
+        EXPECT_EQ(FastPlan(caps, radius, w, h, "both").steps.size(), matrix ? 2u : 1u);
       }
       for (int b = 0; b < 4; ++b) {
         Case c{"fast", w, h, radius};
         c.border = borders[b];
         c.axes = axes[(b + radius) % 3];
-        c.working = config.working;
+        c.working = PixelFormat::kRgba16F;
         worst = std::max(worst, CheckAgainstReference(c, seed++));
       }
     }
@@ -325,23 +336,10 @@ TEST_F(BlurVariantsTest, FastMatrixStreamShapesMatchReference) {
       c.border = borders[seed % 4];
       c.axes = w > h ? "horizontal" : "vertical";
       SCOPED_TRACE(text);
-      passes::BlurConfig config;
-      config.pass_name = "blur";
-      config.radius = radius;
-      config.sigma = radius / 2.0;
-      config.axes = c.axes;
-      config.extent = {uint32_t(w), uint32_t(h)};
-      config.working = PixelFormat::kRgba16F;
-      config.caps = caps;
-      graph::PassPlan plan;
-      passes::BlurPrepared prepared;
-      ASSERT_TRUE(passes::FindBlurVariant("fast")->Plan(config, plan, prepared).ok());
-      const char* per_step = shape->tiles_per_step == 1   ? "one tile per step"
-                             : shape->tiles_per_step == 2 ? "two tiles per step"
-                                                          : "four tiles per step";
-      EXPECT_THAT(prepared.steps.at(0).details, ::testing::HasSubstr(per_step));
-      EXPECT_THAT(prepared.steps.at(0).details, ::testing::HasSubstr("along 176 outputs"));
-      EXPECT_THAT(prepared.steps.at(0).details,
+      const std::string details = FastLineStepDetails(caps, radius, w, h);
+      EXPECT_THAT(details, ::testing::HasSubstr(TilesPerStepWords(shape->tiles_per_step)));
+      EXPECT_THAT(details, ::testing::HasSubstr("along 176 outputs"));
+      EXPECT_THAT(details,
                   ::testing::HasSubstr(absl::StrCat(4 * shape->warps, " lines per workgroup")));
       worst = std::max(worst, CheckAgainstReference(c, seed++));
     }
