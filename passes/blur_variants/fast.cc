@@ -78,6 +78,10 @@ constexpr int kShaderBothAxes = 2;
 constexpr int kShaderMatrixStream = 3;
 constexpr int kShaderMatrixStreamPairs = 4;  // the streamed kernel, two tiles per step
 constexpr int kShaderMatrixStreamQuads = 5;  // the streamed kernel, four tiles per step
+bool IsStreamShader(int shader) {
+  return shader == kShaderMatrixStream || shader == kShaderMatrixStreamPairs ||
+         shader == kShaderMatrixStreamQuads;
+}
 
 // The streamed matrix kernel (gaussian_blur_fast_stream.comp) keeps the J
 // weight blocks in registers: up to r = 112 (J = 15, 60 registers a lane).
@@ -510,8 +514,7 @@ class FastBlur final : public BlurVariant {
       if (std::optional<StepKernel> m = PlanMatrixStep(config, a.layout)) {
         prepared.steps.push_back(*m);
         matrix = true;
-        streamed = streamed || m->shader == kShaderMatrixStream ||
-                   m->shader == kShaderMatrixStreamPairs || m->shader == kShaderMatrixStreamQuads;
+        streamed = streamed || IsStreamShader(m->shader);
         continue;
       }
       StepKernel k;
@@ -574,8 +577,7 @@ class FastBlur final : public BlurVariant {
       const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(0)};
       return ctx.Dispatch(shader, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
     }
-    if (k.shader == kShaderMatrixStream || k.shader == kShaderMatrixStreamPairs ||
-        k.shader == kShaderMatrixStreamQuads) {
+    if (IsStreamShader(k.shader)) {
       const StreamPush stream_push{push, k.segment};
       const gpu::ShaderCode shader =
           k.shader == kShaderMatrixStreamQuads

@@ -20,10 +20,10 @@ int FastMatrixMaxRadius(const gpu::DeviceCaps& caps);
 // The streamed matrix kernel's shape at a radius (up to 112, RGBA16F),
 // chosen per weight-block count from measurements (fast.cc has them).
 struct FastStreamShape {
-  uint32_t max_tiles;  // 16-output tiles per subgroup segment, at most
+  uint32_t max_tiles;       // 16-output tiles per subgroup segment, at most
   uint32_t ahead;           // blocks loaded ahead of the products (a multiple of tiles_per_step)
   uint32_t tiles_per_step;  // output tiles per step: 1, 2 or 4 (gaussian_blur_fast_stream.comp)
-  uint32_t warps;      // subgroups per workgroup
+  uint32_t warps;           // subgroups per workgroup
   // Large images: segments may grow up to this many tiles while the image
   // gives more than kStreamManySubgroups (fast.cc) subgroups; 0 = never
   // beyond max_tiles.

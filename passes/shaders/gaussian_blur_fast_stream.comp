@@ -30,9 +30,9 @@
 // and segments below retuned).
 // Each tile's result goes through a small per-subgroup scratch matrix so
 // that edges are masked and lines scattered with ordinary stores.
-// Built three times: with TILES_PER_STEP = N (2 or 4) each step computes N
+// Built for TILES_PER_STEP = N of 1, 2 and 4: each step computes N
 // neighbouring tiles (below), with N − 1 more ring blocks and N − 1 more
-// scratch blocks. H100, 1080p, µs H + V, one / two tiles per step in one sweep:
+// scratch blocks than one tile needs. H100, 1080p, µs H + V, one / two tiles per step in one sweep:
 // r = 16 34.6 / 33.8, r = 32 49.4 / 39.9, r = 48 50.7 / 44.3, r = 64
 // 73.0 / 72.7, r = 96 109.6 / 90.6. (With hi and lo products two tiles
 // per step had been slower: r = 64 122 against 81.)
@@ -61,16 +61,11 @@ const int kTaps16 = 1 + (2 * kRadius + 15) / 16;  // J: input blocks per output 
 // fall on different banks.
 const int kRowWords = 6;                          // uvec2 per row
 const int kBlockWords = 16 * kRowWords;
-#ifdef TILES_PER_STEP
 // N tiles per step: J + N − 1 ring slots (blocks s .. s + J + N − 2), N
-// scratch blocks.
+// scratch blocks. Built with TILES_PER_STEP = 1, 2 and 4.
 const int kTilesPerStep = TILES_PER_STEP;
 const int kSlots = kTaps16 + kTilesPerStep - 1;
 const int kWarpWords = (kTaps16 + 2 * kTilesPerStep - 1) * kBlockWords;
-#else
-const int kSlots = kTaps16;
-const int kWarpWords = (kTaps16 + 1) * kBlockWords;  // J ring slots + the scratch
-#endif
 
 layout(push_constant) uniform Push {
   uint n;
@@ -166,7 +161,6 @@ void main() {
     coopMatLoadNV(t[j], taps, uint(j * 512), 16u, false);
   }
 
-#ifdef TILES_PER_STEP
   // Tiles s .. s + N − 1 share blocks s + N − 1 .. s + J − 1: each block is
   // loaded from the ring once for all of them (J + N − 1 matrix loads per N
   // tiles instead of NJ), and the N accumulators are independent chains.
@@ -222,44 +216,4 @@ void main() {
       }
     }
   }
-#else
-  // Tile s (outputs first + 16s .. +15): its last block, J − 1 ahead, goes
-  // from the queue into the ring (the slot of block s − 1, which only tile
-  // s − 1 read), and block s + J − 1 + kAhead takes its place in the queue.
-  for (int s0 = 0; s0 < int(pc.tiles); s0 += kAhead) {
-    [[unroll]] for (int u = 0; u < kAhead; ++u) {
-      const int s = s0 + u;
-      if (s >= int(pc.tiles)) break;
-      const int k = s + kTaps16 - 1;
-      SharedBarrier();  // tile s − 1 is done with the slot and the scratch
-      ring[SlotWords(k) + b0 * kRowWords + l0] = queue[2 * u];
-      ring[SlotWords(k) + b1 * kRowWords + l1] = queue[2 * u + 1];
-      if (k + kAhead < blocks) {
-        queue[2 * u] = LoadPixel(k + kAhead, b0, l0);
-        queue[2 * u + 1] = LoadPixel(k + kAhead, b1, l1);
-      }
-      SharedBarrier();
-
-      F32MAT acc = F32MAT(0.0);
-      [[unroll]] for (int j = 0; j < kTaps16; ++j) {
-        F16MAT x;
-        coopMatLoadNV(x, ring, uint(SlotWords(s + j)), uint(kRowWords), false);
-        acc = coopMatMulAddNV(t[j], x, acc);
-      }
-      coopMatStoreNV(F16MAT(acc), ring, uint(scratch), uint(kRowWords), false);
-      SharedBarrier();
-
-      // Row a of the scratch, pixel l: output first + 16s + a of line l.
-      [[unroll]] for (int e = 0; e < 2; ++e) {
-        const int a = e == 0 ? b0 : b1, l = e == 0 ? l0 : l1;
-        const int line = line0 + l;
-        const int i = first + 16 * s + a;
-        if (line < int(pc.lines) && i < int(pc.n)) {
-          dst[uint(line) * pc.line_stride + uint(i) * pc.pixel_stride] =
-              ring[scratch + a * kRowWords + l];
-        }
-      }
-    }
-  }
-#endif
 }

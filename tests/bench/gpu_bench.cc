@@ -157,9 +157,10 @@ std::vector<std::pair<std::string, std::vector<uint64_t>>> TimeGraph(
 std::vector<std::string> Split(const std::string& list) { return absl::StrSplit(list, ','); }
 
 // "pipeline: <shader> spec [..]: <statistics>" for every pipeline created
-// since the first `from`: which kernel build ran with which constants, and
-// what that cost in registers and shared memory (occupancy is the usual
-// suspect when a kernel stalls on memory).
+// after the first `from` (pipelines.size() before the graph ran): which
+// kernel build ran with which constants, and what that cost in registers
+// and shared memory (occupancy is the usual suspect when a kernel stalls
+// on memory).
 void PrintPipelines(const gpu::PipelineCache& pipelines, size_t from) {
   const std::vector<gpu::PipelineReport> reports = pipelines.Reports();
   for (size_t i = from; i < reports.size(); ++i) {
@@ -238,7 +239,7 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
           desc.passes.push_back(blur);
           desc.outputs.push_back({"soft", graph::PixelFormat::kRgba8});
           auto compiled = graph::Compile(desc, registry, caps, limits);
-          const size_t pipelines_before = pipelines.Reports().size();
+          const size_t pipelines_before = pipelines.size();
           const std::string head = absl::StrFormat("\"%s\",%u,%u,%s,%u,%u,%d,%s", caps.name,
                                                    caps.vendor_id, caps.device_id, format, w, h,
                                                    radius, label);
@@ -417,7 +418,7 @@ int Main() {
       std::printf("plan: %s\n", a->summary.c_str());
     }
   }
-  const size_t pipelines_before = pipelines->Reports().size();
+  const size_t pipelines_before = pipelines->size();
   const auto rows = TimeGraph(desc, *compiled, *executor);
   PrintPipelines(*pipelines, pipelines_before);
   const double bandwidth_after = measure_bandwidth();
