@@ -1,4 +1,11 @@
-// large_radius: the Gaussian as a stack of centred boxes read from prefix
+// large_radius: a Gaussian at a cost independent of the radius. Where a
+// line fits shared memory (and the device has relative subgroup shuffles)
+// and radius >= kRecursiveMinRadius: the recursive path
+// (shaders/gaussian_blur_recursive.comp, recursive_fit.h), one dispatch per
+// axis, unless the box stack would be more accurate. Otherwise the box
+// stack:
+//
+// The Gaussian as a stack of centred boxes read from prefix
 // sums. Every output pixel is Σ coeff_i · (S(x + w_i + 1) − S(x − w_i)) over
 // at most kLargeRadiusBoxes boxes. Borders are exact: the prefix sum of the
 // border-extended line is a closed form of the real line's (clamp, mirror,
@@ -17,6 +24,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -24,14 +32,18 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "passes/blur_variants/blur_variant.h"
+#include "passes/blur_variants/recursive_fit.h"
 #include "passes/gaussian_weights.h"
 #include "passes/pass_util.h"
+#include "passes/shader_interface.h"
 #include "kGaussianBlurBoxesF16.h"
 #include "kGaussianBlurBoxesF32.h"
 #include "kGaussianBlurBoxesFusedF16.h"
 #include "kGaussianBlurBoxesFusedF32.h"
 #include "kGaussianBlurPrefixF16.h"
 #include "kGaussianBlurPrefixF32.h"
+#include "kGaussianBlurRecursiveF16.h"
+#include "kGaussianBlurRecursiveF32.h"
 
 namespace rgfx::passes {
 
@@ -232,6 +244,63 @@ double FusedScanRoundings(const FusedGeometry& g) {
 }
 
 namespace {
+bool boxes_only = false;
+}  // namespace
+
+void SetLargeRadiusBoxesOnly(bool value) { boxes_only = value; }
+
+RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, uint32_t extend,
+                                          uint32_t pixel_bytes, uint32_t shared_bytes,
+                                          uint32_t max_invocations, uint32_t subgroup_size) {
+  RecursiveGeometry g;
+  if (n == 0 || subgroup_size == 0 || (subgroup_size & (subgroup_size - 1)) != 0) return g;
+  const uint64_t domain = uint64_t{n} + 2ull * extend;
+  const uint64_t chunks = (domain + kRecursiveChunk - 1) / kRecursiveChunk;
+  const uint64_t slots = (chunks + subgroup_size - 1) / subgroup_size * subgroup_size;
+  const uint32_t most = std::min(1024u, max_invocations);
+  const uint32_t rounded =
+      (n + kFusedCapacityStep - 1) / kFusedCapacityStep * kFusedCapacityStep;
+  // Must match the shared arrays of gaussian_blur_recursive.comp: the strip
+  // (one spare pixel per 16) and two vec4 carries per line, subgroup and
+  // direction.
+  const auto bytes = [&](uint64_t l, uint64_t capacity) {
+    return l * (capacity + capacity / 16 + 1) * pixel_bytes + 2 * 2 * 16 * l * (slots / subgroup_size);
+  };
+  // Up to 8 lines per workgroup (8 RGBA16F pixels: a 64-byte row piece of
+  // a strip of columns), within the invocations and half the shared memory
+  // (two workgroups per multiprocessor keep loads in flight while the
+  // other computes); one line where it only fits alone.
+  for (uint64_t l = 8; l >= 1; l /= 2) {
+    if (l > 1 && l / 2 >= lines) continue;
+    if (l * slots > most) continue;
+    for (const uint32_t capacity : {rounded, n}) {
+      const uint64_t need = bytes(l, capacity);
+      if (need > shared_bytes || (l > 1 && 2 * need > shared_bytes)) continue;
+      g.threads = static_cast<uint32_t>(l * slots);
+      g.lines_per_group = static_cast<uint32_t>(l);
+      g.capacity = capacity;
+      g.chunks = static_cast<uint32_t>(slots);
+      g.shared_bytes = static_cast<uint32_t>(need);
+      return g;
+    }
+  }
+  return g;
+}
+
+double RecursiveRoundingPsnr(int radius, double sigma, int n_max, bool both_axes) {
+  const RecursiveFit fit = FitRecursiveGaussian(radius, sigma);
+  const double decay = std::abs(fit.pole);
+  const double magnitude = (1 - std::pow(decay, radius + 1)) / (1 - decay);  // Σ|p|^k
+  const double steps = std::min<double>(std::max(1, n_max), 1 / (1 - decay));
+  const double ulp = std::ldexp(magnitude, -23);
+  // Two recursions per axis, each output |c|·(state error); per step a
+  // rounding of up to half an ulp in each of the state's parts.
+  const double per_axis = 2 * std::norm(fit.coefficient) * 2 * steps * ulp * ulp / 12;
+  const double mse = (both_axes ? 2 : 1) * per_axis;
+  return -10.0 * std::log10(mse);
+}
+
+namespace {
 
 using graph::StepResource;
 
@@ -252,6 +321,38 @@ constexpr uint32_t kBoxGroupX = 64, kBoxGroupY = 4;
 
 // StepKernel::shader: 0 (the default) is the two-dispatch path.
 constexpr int kShaderFused = 1;
+constexpr int kShaderRecursive = 2;
+
+// Must match the push_constant block of gaussian_blur_recursive.comp.
+struct RecursivePush {
+  uint32_t n;
+  uint32_t lines;
+  uint32_t line_stride;  // in pixels
+  uint32_t pixel_stride;
+  uint32_t border;
+  uint32_t radius;
+  uint32_t extend;
+};
+
+// The recursion's constants (vec2 each): p, q = p^(radius+1), c,
+// Σ_{k=0..radius} p^k, (center, 0).
+std::vector<std::byte> RecursionConstants(const RecursiveFit& fit, int radius) {
+  const std::complex<double> q = std::pow(fit.pole, radius + 1);
+  const std::complex<double> sum = (1.0 - q) / (1.0 - fit.pole);
+  const float values[] = {float(fit.pole.real()),        float(fit.pole.imag()),
+                          float(q.real()),               float(q.imag()),
+                          float(fit.coefficient.real()), float(fit.coefficient.imag()),
+                          float(sum.real()),             float(sum.imag()),
+                          float(fit.center),             0.0f};
+  std::vector<std::byte> blob(sizeof(values));
+  std::memcpy(blob.data(), values, sizeof(values));
+  return blob;
+}
+
+// The stated PSNR of two independent error sources.
+double CombinedPsnr(double a, double b) {
+  return -10.0 * std::log10(std::pow(10.0, -a / 10) + std::pow(10.0, -b / 10));
+}
 
 struct AxisLayout {
   std::string label;
@@ -267,6 +368,81 @@ std::vector<AxisLayout> Axes(const BlurConfig& c) {
 }
 
 class LargeRadiusBlur final : public BlurVariant {
+ private:
+  // The recursive path where it can run and is the more accurate; false
+  // (plan untouched) otherwise.
+  bool PlanRecursive(const BlurConfig& config, graph::PassPlan& plan,
+                     BlurPrepared& prepared) const {
+    if (boxes_only || config.radius < kRecursiveMinRadius ||
+        !config.caps.subgroup_shuffle_relative) {
+      return false;
+    }
+    const bool extended =
+        config.border == RGFX_BORDER_MIRROR || config.border == RGFX_BORDER_WRAP;
+    const uint32_t extend = extended ? static_cast<uint32_t>(config.radius) + 1 : 0;
+    const uint32_t pixel_bytes = config.working == graph::PixelFormat::kRgba32F ? 16 : 8;
+    const auto axes = Axes(config);
+    std::vector<RecursiveGeometry> geometry;
+    for (const AxisLayout& a : axes) {
+      const RecursiveGeometry g = ChooseRecursiveGeometry(
+          a.n, a.lines, extend, pixel_bytes, config.caps.max_compute_shared_memory_bytes,
+          config.caps.max_workgroup_invocations, config.caps.subgroup_size);
+      if (g.lines_per_group == 0 || g.threads > config.caps.max_workgroup_size[0] ||
+          DivideRoundingUp(a.lines, g.lines_per_group) > config.caps.max_workgroup_count[0]) {
+        return false;
+      }
+      geometry.push_back(g);
+    }
+    const bool both = axes.size() == 2;
+    const std::vector<double> exact = GaussianWeights(config.radius, config.sigma);
+    const RecursiveFit fit = FitRecursiveGaussian(config.radius, config.sigma);
+    const double kernel_psnr = KernelNoisePsnr(exact, fit.Kernel(config.radius), both);
+    const double box_psnr = KernelNoisePsnr(
+        exact, ChooseBoxStack(config.radius, config.sigma).Kernel(config.radius), both);
+    if (box_psnr > kernel_psnr) return false;
+    int n_max = 0;
+    for (const AxisLayout& a : axes) n_max = std::max<int>(n_max, a.n + 2 * extend);
+    const double rounding_psnr = RecursiveRoundingPsnr(config.radius, config.sigma, n_max, both);
+    const double psnr = CombinedPsnr(kernel_psnr, rounding_psnr);
+
+    plan.constants.push_back(RecursionConstants(fit, config.radius));
+    if (both) {
+      plan.temp_extents = {config.extent};
+      plan.steps.push_back({"horizontal", {StepResource::Input(0)}, {StepResource::Temp(0)}});
+      plan.steps.push_back({"vertical", {StepResource::Temp(0)}, {StepResource::Output(0)}});
+    } else {
+      plan.steps.push_back({axes[0].label, {StepResource::Input(0)}, {StepResource::Output(0)}});
+    }
+    for (size_t axis = 0; axis < axes.size(); ++axis) {
+      const AxisLayout& a = axes[axis];
+      const RecursiveGeometry& g = geometry[axis];
+      const bool rows = a.pixel_stride == 1;
+      StepKernel k;
+      k.layout = {a.n, a.lines, a.line_stride, a.pixel_stride, a.line_stride, a.pixel_stride};
+      k.shader = kShaderRecursive;
+      k.spec.values = {g.threads, g.lines_per_group, g.capacity, rows ? 0u : 1u,
+                       config.caps.subgroup_size};
+      k.groups_x = DivideRoundingUp(a.lines, g.lines_per_group);
+      k.segment = extend;  // the shader's pc.extend
+      k.details = absl::StrCat(
+          "recursive: one dispatch, ", g.lines_per_group, rows ? " rows" : " columns",
+          " per workgroup of ", g.threads, " (chunks of ", kRecursiveChunk, " px, ", g.chunks,
+          " per line", extend ? absl::StrCat(", the line extended by ", extend, " px each side")
+                              : std::string(),
+          "), lines in shared memory (", g.shared_bytes, " bytes); pole ",
+          absl::StrFormat("%.6f%+.6fi", fit.pole.real(), fit.pole.imag()));
+      prepared.steps.push_back(k);
+    }
+    prepared.accuracy = {
+        false,
+        absl::StrFormat("approximate: a recursive damped cosine (one complex pole, the Gaussian's "
+                        "truncation kept) instead of %d taps; expected PSNR %.1f dB against "
+                        "exact on uniform noise (kernel %.1f dB, fp32 recursion rounding %.1f dB)",
+                        2 * config.radius + 1, psnr, kernel_psnr, rounding_psnr),
+        psnr};
+    return true;
+  }
+
  public:
   std::string_view name() const override { return "large_radius"; }
   bool exact() const override { return false; }
@@ -288,6 +464,7 @@ class LargeRadiusBlur final : public BlurVariant {
 
   absl::Status Plan(const BlurConfig& config, graph::PassPlan& plan,
                     BlurPrepared& prepared) const override {
+    if (PlanRecursive(config, plan, prepared)) return absl::OkStatus();
     const BoxStack stack = ChooseBoxStack(config.radius, config.sigma);
     std::vector<float> table;
     for (size_t i = 0; i < stack.coeffs.size(); ++i) {
@@ -410,6 +587,20 @@ class LargeRadiusBlur final : public BlurVariant {
                       const BlurPrepared& prepared) const override {
     const StepKernel& k = prepared.steps.at(step);
     const LineLayout& l = k.layout;
+    if (k.shader == kShaderRecursive) {
+      const RecursivePush push{l.n,
+                               l.lines,
+                               l.in_line_stride,
+                               l.in_pixel_stride,
+                               prepared.config.border,
+                               static_cast<uint32_t>(prepared.config.radius),
+                               k.segment};
+      const gpu::ShaderCode recursive =
+          WorkingShader(ctx.working_format(), "gaussian_blur_recursive", kGaussianBlurRecursiveF16,
+                        kGaussianBlurRecursiveF32, 3, sizeof(RecursivePush));
+      const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(0)};
+      return ctx.Dispatch(recursive, k.spec, buffers, push, k.groups_x, 1, 1);
+    }
     PrefixPush push{l.n, l.lines, l.in_line_stride, l.in_pixel_stride, k.groups_y,
                     prepared.config.border, static_cast<uint32_t>(prepared.half_taps)};
     const graph::PixelFormat working = ctx.working_format();

@@ -1,7 +1,14 @@
-// large_radius: a Gaussian approximated by a stack of centred boxes, each
-// box sum read from the line's prefix sums, so the cost per pixel does not
-// depend on the radius. The box stack and its error are public so tests and
-// benchmarks can state what they expect.
+// large_radius: a Gaussian approximated at a cost per pixel that does not
+// depend on the radius, by one of two methods:
+// - recursive (passes/blur_variants/recursive_fit.h): the half kernel as a
+//   damped cosine, a complex first-order recursion with a delayed
+//   subtraction that truncates it where the Gaussian is truncated; where a
+//   line fits shared memory and the device has subgroup shuffles.
+// - a stack of centred boxes, each box sum read from the line's prefix sums
+//   (any line length).
+// The plan takes the more accurate of the two where both can run. Their
+// kernels and errors are public so tests and benchmarks can state what they
+// expect.
 #pragma once
 
 #include <cstdint>
@@ -69,6 +76,37 @@ constexpr uint32_t kFusedCapacityStep = 64;
 // compute shaders; 0 where it does not (nothing fuses then).
 FusedGeometry ChooseFusedGeometry(uint32_t n, uint32_t lines, uint32_t shared_bytes,
                                   uint32_t max_invocations, uint32_t subgroup_size);
+
+// The recursive path (shaders/gaussian_blur_recursive.comp) for one axis:
+// lines of n pixels, the recursions run over n + 2·extend of them in chunks
+// of kRecursiveChunk, one invocation per chunk, the chunks of a line padded
+// to whole subgroups. lines_per_group == 0 means it cannot run: lines too
+// long for shared memory or a workgroup, or no relative subgroup shuffles
+// (subgroup_size 0).
+struct RecursiveGeometry {
+  uint32_t threads = 0;
+  uint32_t lines_per_group = 0;
+  uint32_t capacity = 0;  // pixels per line in shared memory (rounded as for fused)
+  uint32_t chunks = 0;    // per line, including the padding to whole subgroups
+  uint32_t shared_bytes = 0;
+};
+constexpr uint32_t kRecursiveChunk = 16;  // the shader's kChunk
+// Radii below this take the box stack, which is the exact kernel up to
+// radius kLargeRadiusBoxes - 1 and close to it a little beyond.
+constexpr int kRecursiveMinRadius = 8;
+RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, uint32_t extend,
+                                          uint32_t pixel_bytes, uint32_t shared_bytes,
+                                          uint32_t max_invocations, uint32_t subgroup_size);
+
+// Expected PSNR (dB, peak 1) of the recursion's fp32 rounding on lines of
+// up to n_max pixels with values in [0, 1]: each output carries the
+// rounding of states of magnitude up to Σ|p|^k, accumulated over the steps
+// an error lives (1 / (1 − |p|), at most the line), for both recursions.
+double RecursiveRoundingPsnr(int radius, double sigma, int n_max, bool both_axes);
+
+// For benchmarks and the box paths' tests: while true, every plan made from
+// then on uses the box stack. Process-wide; the server never sets it.
+void SetLargeRadiusBoxesOnly(bool boxes_only);
 
 // Roundings of one fused prefix sum: the line mean's subtraction, the Kahan
 // segment scan, one per level of the segment totals' scan and one where its

@@ -27,6 +27,7 @@
 #include "graph/compile.h"
 #include "graph/executor.h"
 #include "passes/blur_variants/fast.h"
+#include "passes/blur_variants/large_radius.h"
 #include "passes/builtin_passes.h"
 #include "passes/gaussian_blur.h"
 #include "tests/bench/fma_probe.h"
@@ -56,6 +57,9 @@ ABSL_FLAG(bool, pipeline_statistics, true,
 ABSL_FLAG(std::string, stream_shape, "",
           "fast's streamed matrix kernel in this shape instead of the plan's, "
           "max_tiles:ahead:tiles_per_step:warps (e.g. 24:2:2:1), to compare shapes");
+ABSL_FLAG(bool, large_radius_boxes, false,
+          "large_radius uses its box stack even where its recursive path can run (in a sweep, "
+          "list the variant as large_radius:boxes to time both)");
 ABSL_FLAG(bool, sweep, false,
           "instead of one graph: time gaussian_blur for every --sweep_variants x "
           "--sweep_radii x --sweep_sizes x --sweep_formats and print CSV (bench/ turns it "
@@ -226,10 +230,14 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
         int radius = 0;
         if (!absl::SimpleAtoi(r, &radius)) Fail(absl::InvalidArgumentError("--sweep_radii: " + r));
         for (const auto& [shape_name, shape] : shapes)
-        for (const std::string& variant :
+        for (const std::string& listed :
              Split(absl::GetFlag(FLAGS_sweep_variants))) {
           passes::SetFastStreamShapeOverride(shape);
-          const std::string label = shape ? variant + "@" + shape_name : variant;
+          // "large_radius:boxes": large_radius held to its box stack.
+          const bool boxes = listed == "large_radius:boxes";
+          passes::SetLargeRadiusBoxesOnly(boxes || absl::GetFlag(FLAGS_large_radius_boxes));
+          const std::string variant = boxes ? "large_radius" : listed;
+          const std::string label = shape ? listed + "@" + shape_name : listed;
           graph::GraphDesc desc;
           desc.working_format = *working;
           desc.inputs.push_back({"image", {w, h}, graph::PixelFormat::kRgba8});
@@ -303,6 +311,7 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
 }
 
 int Main() {
+  passes::SetLargeRadiusBoxesOnly(absl::GetFlag(FLAGS_large_radius_boxes));
   if (!absl::GetFlag(FLAGS_stream_shape).empty()) {
     passes::SetFastStreamShapeOverride(
         OrDie(passes::ParseFastStreamShape(absl::GetFlag(FLAGS_stream_shape))));

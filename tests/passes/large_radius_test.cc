@@ -1,5 +1,13 @@
-// large_radius (a stack of boxes from prefix sums) on lavapipe:
-// - both paths: fused (one dispatch per axis, prefix sums in shared memory;
+// large_radius on lavapipe, both methods:
+// - the recursive path (a damped cosine as a complex first-order recursion,
+//   shaders/gaussian_blur_recursive.comp) against a double-precision
+//   convolution with the kernel it applies (RecursiveFit::Kernel), on
+//   random odd sizes, every border, both formats, one or both axes. RGBA16F
+//   1.5e-3 as below; RGBA32F 2e-5 plus, per pass and recursion, 8 ulp of
+//   the largest state (Σ|p|^k for values <= 1) times |c|, times the square
+//   root of the steps an error lives (1 / (1 − |p|), at most the line).
+// - the box stack (LargeRadiusTest forces it with SetLargeRadiusBoxesOnly),
+//   both paths: fused (one dispatch per axis, prefix sums in shared memory;
 //   lines that fit, which is every line here but the 5001-pixel ones) and
 //   two dispatches through a temporary (those). Each check names the path
 //   it expects per axis and fails if the plan chose the other.
@@ -28,6 +36,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "passes/blur_variants/large_radius.h"
+#include "passes/blur_variants/recursive_fit.h"
 #include "passes/gaussian_blur.h"
 #include "passes/gaussian_weights.h"
 #include "passes/image_metrics.h"
@@ -155,19 +164,29 @@ double Tolerance(const Case& c, const passes::BoxStack& stack) {
   return 2e-5 + (c.axes == "both" ? 2 : 1) * 4 * ulp * coeffs;
 }
 
-void CheckAgainstStaircase(const Case& c, uint32_t seed) {
-  SCOPED_TRACE(c.Name());
+double RecursiveTolerance(const Case& c, const passes::RecursiveFit& fit) {
+  if (c.working == PixelFormat::kRgba16F) return 1.5e-3;
+  const double decay = std::abs(fit.pole);
+  const double magnitude = (1 - std::pow(decay, c.radius + 1)) / (1 - decay);
+  const double ulp = std::ldexp(1.0, static_cast<int>(std::floor(std::log2(magnitude))) - 23);
+  const double steps =
+      std::min(double(std::max(c.width, c.height) + 2 * (c.radius + 1)), 1 / (1 - decay));
+  return 2e-5 + (c.axes == "both" ? 2 : 1) * 2 * 8 * ulp * std::abs(fit.coefficient) *
+                    std::sqrt(steps);
+}
+
+// The blur of random noise against a double-precision convolution with
+// `half` (taps 0..radius).
+void CheckAgainstKernel(const Case& c, uint32_t seed, const std::vector<double>& half,
+                        double tolerance) {
   std::mt19937 rng(seed);
   const Bytes input = Noise(c.width, c.height, rng);
   const ImageD got = RunBlur(c, input);
   ASSERT_EQ(got.v.size(), size_t(c.width) * c.height * 4);
-  const passes::BoxStack stack = passes::ChooseBoxStack(c.radius, c.sigma());
-  const std::vector<double> half = stack.Kernel(c.radius);
   const auto border = testing::ParseBorder(c.border);
   ImageD want = testing::DecodeClient(input, c.width, c.height, PixelFormat::kRgba32F);
   if (c.axes != "vertical") want = Convolve(want, half, border, true);
   if (c.axes != "horizontal") want = Convolve(want, half, border, false);
-  const double tolerance = Tolerance(c, stack);
   int failures = 0;
   double worst = 0;
   for (size_t i = 0; i < want.v.size(); ++i) {
@@ -180,10 +199,103 @@ void CheckAgainstStaircase(const Case& c, uint32_t seed) {
                     << tolerance << ")";
     }
   }
-  EXPECT_EQ(failures, 0) << "worst error " << worst;
+  EXPECT_EQ(failures, 0) << "worst error " << worst << " (tolerance " << tolerance << ")";
 }
 
-class LargeRadiusTest : public testing::GpuTest {};
+void CheckAgainstStaircase(const Case& c, uint32_t seed) {
+  SCOPED_TRACE(c.Name());
+  const passes::BoxStack stack = passes::ChooseBoxStack(c.radius, c.sigma());
+  CheckAgainstKernel(c, seed, stack.Kernel(c.radius), Tolerance(c, stack));
+}
+
+void CheckAgainstRecursion(const Case& c, uint32_t seed) {
+  SCOPED_TRACE(c.Name());
+  const passes::RecursiveFit fit = passes::FitRecursiveGaussian(c.radius, c.sigma());
+  CheckAgainstKernel(c, seed, fit.Kernel(c.radius), RecursiveTolerance(c, fit));
+}
+
+// The box stack's paths: every plan made in these tests uses it.
+class LargeRadiusTest : public testing::GpuTest {
+ protected:
+  void SetUp() override {
+    testing::GpuTest::SetUp();
+    passes::SetLargeRadiusBoxesOnly(true);
+  }
+  void TearDown() override {
+    passes::SetLargeRadiusBoxesOnly(false);
+    testing::GpuTest::TearDown();
+  }
+};
+
+// The plan as the server makes it: recursive where it can run.
+class LargeRadiusRecursiveTest : public testing::GpuTest {};
+
+TEST_F(LargeRadiusRecursiveTest, MatchesItsRecursionForEverySizeRadiusBorderAndFormat) {
+  const std::pair<int, int> sizes[] = {{1, 1}, {2, 3}, {37, 29}, {131, 67}};
+  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
+  uint32_t seed = 500;
+  for (auto [w, h] : sizes) {
+    for (int radius : {8, 16, 64, 300, 1024}) {
+      for (int b = 0; b < 4; ++b) {
+        Case c;
+        c.width = w;
+        c.height = h;
+        c.radius = radius;
+        c.border = borders[b];
+        c.working = (b + radius) % 2 ? PixelFormat::kRgba32F : PixelFormat::kRgba16F;
+        c.horizontal_path = "recursive";
+        c.vertical_path = "recursive";
+        CheckAgainstRecursion(c, seed++);
+      }
+    }
+  }
+}
+
+// Random odd sizes: rows of several workgroups' lines, strips of columns,
+// partial strips at the edge, lines of several subgroups of chunks; one or
+// both axes; sigma other than radius / 2 through the radius's shape.
+TEST_F(LargeRadiusRecursiveTest, MatchesItsRecursionOnRandomOddSizes) {
+  std::mt19937 rng(2027);
+  std::uniform_int_distribution<int> half_width(4, 260), half_height(4, 120);
+  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
+  const char* const axes[] = {"both", "horizontal", "vertical"};
+  int count = 0;
+  for (int radius : {9, 33, 128, 500}) {
+    for (int b = 0; b < 4; ++b) {
+      Case c;
+      c.width = 2 * half_width(rng) + 1;
+      c.height = 2 * half_height(rng) + 1;
+      c.radius = radius;
+      c.border = borders[b];
+      c.working = count % 2 ? PixelFormat::kRgba32F : PixelFormat::kRgba16F;
+      c.axes = axes[count++ % 3];
+      c.horizontal_path = "recursive";
+      c.vertical_path = "recursive";
+      CheckAgainstRecursion(c, rng());
+    }
+  }
+}
+
+TEST_F(LargeRadiusRecursiveTest, ConstantImageStaysConstant) {
+  for (const char* border : {"clamp", "mirror", "wrap"}) {
+    for (int radius : {8, 200, 3000}) {
+      Case c;
+      c.width = 33;
+      c.height = 17;
+      c.radius = radius;
+      c.border = border;
+      c.working = PixelFormat::kRgba32F;
+      c.horizontal_path = "recursive";
+      c.vertical_path = "recursive";
+      SCOPED_TRACE(c.Name());
+      ImageD flat{33, 17, std::vector<double>(33 * 17 * 4)};
+      for (size_t i = 0; i < flat.v.size(); ++i) flat.v[i] = 0.25 + 0.125 * (i % 4);
+      const ImageD got = RunBlur(c, testing::EncodeClient(flat, PixelFormat::kRgba32F));
+      ASSERT_EQ(got.v.size(), flat.v.size());
+      for (size_t i = 0; i < flat.v.size(); ++i) ASSERT_NEAR(got.v[i], flat.v[i], 5e-5) << i;
+    }
+  }
+}
 
 TEST_F(LargeRadiusTest, MatchesItsBoxStackForEverySizeRadiusBorderAndFormat) {
   const std::pair<int, int> sizes[] = {{1, 1}, {2, 3}, {37, 29}, {131, 67}};

@@ -1,0 +1,263 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle_relative : require
+// gaussian_blur "large_radius", recursive path: one dispatch per axis whose
+// cost does not depend on the radius. The half kernel is a damped cosine
+// Re(c·p^k), k = 0..radius (passes/blur_variants/recursive_fit.h), so
+//   z(i) = p·z(i−1) + x(i) − q·x(i−r−1),  q = p^(r+1)
+// holds z(i) = Σ_{k=0..r} p^k·x(i−k) exactly (the delayed subtraction
+// truncates the window), w the same from the right, and the output is
+// Re(c·(z + w)) + center·x: per pixel and channel about 30 flops and no
+// table reads, where the box stack read 16 prefix sums.
+//
+// A workgroup loads kLines whole lines (rows, or a strip of adjacent
+// columns, so that reads coalesce) into shared memory; each invocation owns
+// a chunk of kChunk consecutive pixels of one line:
+// 1. the recursions through its chunk from a zero state (z forwards; w as
+//    Σ p^j·(x − q·x(+r+1)), the same sum);
+// 2. a scan over the line's chunks gives each the state entering it: within
+//    a subgroup by shuffles (Hillis–Steele with multiplier p^(kChunk·d)),
+//    across the line's subgroups by one invocation per line and direction;
+// 3. both recursions again from the true states, the outputs in registers,
+//    then through shared memory to memory order (stores coalesce too).
+// Borders: clamp starts from the closed form Σ p^k·x(0) (and x(0) is what
+// the delayed reads see past the edge), zero from 0; mirror and wrap run
+// the recursions over the line extended by radius + 1 on each side
+// (pc.extend) from 0, reading the extension through BorderIndex, and drop
+// what lies outside from the delayed reads (the window is not yet full).
+// fp32 throughout; |p| < 1, so rounding errors fade instead of growing.
+#include "shader_interface.h"
+#include "working_format.glsl"
+#include "border.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 0) const uint kThreads = 32;  // kLines × chunk slots per line
+layout(constant_id = 1) const uint kLines = 1;
+// Pixels per line the shared strip holds, >= pc.n (rounded up by the
+// planner so that lines of several lengths share a pipeline).
+layout(constant_id = 2) const uint kCapacity = 1;
+layout(constant_id = 3) const uint kColumns = 0;  // 1: lines are columns
+// The device's subgroup size; chunk slots per line are a multiple of it.
+layout(constant_id = 4) const uint kSubgroupSize = 32;
+
+// Must match RecursivePush in passes/blur_variants/large_radius.cc.
+layout(push_constant) uniform Push {
+  uint n;
+  uint lines;
+  uint line_stride;
+  uint pixel_stride;
+  uint border;
+  uint radius;
+  uint extend;  // pixels the recursions run beyond each end (mirror, wrap)
+} pc;
+
+WORKING_BUFFER(0, readonly, src);
+WORKING_BUFFER(1, writeonly, dst);
+// p, q = p^(radius+1), c, Σ_{k=0..radius} p^k, (center, 0).
+layout(std430, binding = 2) readonly buffer RecursionBlock { vec2 recursion[]; };
+
+const uint kChunk = 16u;  // pixels per invocation: its outputs stay in registers
+const uint kSlots = kThreads / kLines;          // chunk slots per line
+const uint kGroups = kSlots / kSubgroupSize;    // subgroups per line
+// One spare pixel per 16, so that invocations 16 pixels apart read
+// different shared-memory banks.
+const uint kPadded = kCapacity + kCapacity / 16u + 1u;
+
+shared WORKING_PIXEL strip[kLines * kPadded];
+// Per direction, line and subgroup: its total, then the state entering it.
+shared vec4 carry_re[2u * kLines * kGroups];
+shared vec4 carry_im[2u * kLines * kGroups];
+
+// Four channels of a complex state.
+struct C4 {
+  vec4 re;
+  vec4 im;
+};
+
+vec2 Mul(vec2 a, vec2 b) { return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+
+C4 Scale(vec2 a, C4 z) { return C4(a.x * z.re - a.y * z.im, a.x * z.im + a.y * z.re); }
+
+C4 Add(C4 a, C4 b) { return C4(a.re + b.re, a.im + b.im); }
+
+vec2 Power(vec2 p, uint e) {
+  vec2 result = vec2(1.0, 0.0);
+  for (; e != 0u; e >>= 1) {
+    if ((e & 1u) != 0u) result = Mul(result, p);
+    p = Mul(p, p);
+  }
+  return result;
+}
+
+uint Slot(uint line, uint i) {
+  const uint padded = kColumns != 0u ? i * kLines + line + (i >> 4) : line * kPadded + i + (i >> 4);
+  return padded;
+}
+
+// Pixel i (any offset) of the workgroup's line, through the border.
+vec4 X(uint line, int i) {
+  const int j = BorderIndex(i, int(pc.n), pc.border);
+  return j < 0 ? vec4(0.0) : LOAD_PIXEL(strip, Slot(line, uint(j)));
+}
+
+// A delayed read: past the extended domain [lo, hi) the window is not yet
+// full and nothing leaves it.
+vec4 Delayed(uint line, int i, int lo, int hi) {
+  if (pc.extend != 0u && (i < lo || i >= hi)) return vec4(0.0);
+  return X(line, i);
+}
+
+// z ← p·z + x − q·x_delayed.
+void Step(inout C4 z, vec2 p, vec2 q, vec4 x, vec4 delayed) {
+  const vec4 re = p.x * z.re - p.y * z.im + x - q.x * delayed;
+  z.im = p.x * z.im + p.y * z.re - q.y * delayed;
+  z.re = re;
+}
+
+void main() {
+  // Numbered by subgroup and lane, so that a line's chunks are consecutive
+  // lanes.
+  const uint t = gl_SubgroupID * kSubgroupSize + gl_SubgroupInvocationID;
+  const uint first_line = gl_WorkGroupID.x * kLines;
+
+  // 1. Load the lines, kBatch loads in flight per invocation.
+  const uint kBatch = 4u;
+  const uint count = kLines * pc.n;
+  for (uint f0 = 0u; f0 < count; f0 += kBatch * kThreads) {
+    WORKING_PIXEL v[kBatch];
+    uint at[kBatch];
+    [[unroll]] for (uint u = 0u; u < kBatch; ++u) {
+      const uint f = f0 + u * kThreads + t;
+      const uint line = kColumns != 0u ? f % kLines : f / pc.n;
+      const uint i = kColumns != 0u ? f / kLines : f % pc.n;
+      at[u] = f < count && first_line + line < pc.lines ? Slot(line, i) : 0xffffffffu;
+      if (at[u] != 0xffffffffu) v[u] = src[(first_line + line) * pc.line_stride + i * pc.pixel_stride];
+    }
+    [[unroll]] for (uint u = 0u; u < kBatch; ++u) {
+      if (at[u] != 0xffffffffu) strip[at[u]] = v[u];
+    }
+  }
+  barrier();
+
+  const uint line = t / kSlots;
+  const uint chunk = t % kSlots;
+  const uint lane = gl_SubgroupInvocationID;  // = chunk % kSubgroupSize
+  const uint group = chunk / kSubgroupSize;
+  const int n = int(pc.n);
+  const int lo = -int(pc.extend), hi = n + int(pc.extend);
+  const uint chunks = (uint(hi - lo) + kChunk - 1u) / kChunk;
+  const int start = lo + int(chunk * kChunk);
+  const int len = clamp(hi - start, 0, int(kChunk));
+  const int r1 = int(pc.radius) + 1;
+  const vec2 p = recursion[0], q = recursion[1], c = recursion[2], sum_p = recursion[3];
+  const float center = recursion[4].x;
+  const C4 zero = C4(vec4(0.0), vec4(0.0));
+
+  // 2. Through the chunk from zero states.
+  C4 z = zero, w = zero;
+  vec2 pj = vec2(1.0, 0.0);
+  [[unroll]] for (uint j = 0u; j < kChunk; ++j) {
+    if (int(j) < len) {
+      const int i = start + int(j);
+      const vec4 x = X(line, i);
+      Step(z, p, q, x, Delayed(line, i - r1, lo, hi));
+      const vec4 ahead = Delayed(line, i + r1, lo, hi);
+      const vec2 pq = Mul(pj, q);
+      w.re += pj.x * x - pq.x * ahead;
+      w.im += pj.y * x - pq.y * ahead;
+      pj = Mul(pj, p);
+    }
+  }
+  // The states entering the line's ends, folded into its end chunks.
+  C4 left = zero, right = zero;
+  if (pc.border == RGFX_BORDER_CLAMP) {
+    const vec4 first = X(line, 0), last = X(line, n - 1);
+    left = C4(sum_p.x * first, sum_p.y * first);
+    right = C4(sum_p.x * last, sum_p.y * last);
+  }
+  if (chunk == 0u) z = Add(z, Scale(Power(p, uint(len)), left));
+  if (chunk == chunks - 1u) w = Add(w, Scale(Power(p, uint(len)), right));
+
+  // 3. Scan within the subgroup: z over the chunks before (and including)
+  // this one, w over those after; every chunk but the line's last is
+  // kChunk long, and the last's length only enters through `right`.
+  const vec2 chunk_power = Power(p, kChunk);
+  vec2 pd = chunk_power;
+  [[unroll]] for (uint d = 1u; d < kSubgroupSize; d <<= 1) {
+    const C4 before = C4(subgroupShuffleUp(z.re, d), subgroupShuffleUp(z.im, d));
+    const C4 after = C4(subgroupShuffleDown(w.re, d), subgroupShuffleDown(w.im, d));
+    if (lane >= d) z = Add(z, Scale(pd, before));
+    if (lane + d < kSubgroupSize) w = Add(w, Scale(pd, after));
+    pd = Mul(pd, pd);
+  }
+  // Across the line's subgroups.
+  const uint causal_at = line * kGroups + group;
+  const uint anti_at = kLines * kGroups + causal_at;
+  if (lane == kSubgroupSize - 1u) {
+    carry_re[causal_at] = z.re;
+    carry_im[causal_at] = z.im;
+  }
+  if (lane == 0u) {
+    carry_re[anti_at] = w.re;
+    carry_im[anti_at] = w.im;
+  }
+  barrier();
+  if (t < 2u * kLines) {
+    const uint l = t >> 1;
+    const bool from_right = (t & 1u) != 0u;
+    const vec2 group_power = Power(chunk_power, kSubgroupSize);
+    C4 carry = zero;
+    for (uint k = 0u; k < kGroups; ++k) {
+      const uint g = from_right ? kGroups - 1u - k : k;
+      const uint at = (from_right ? kLines * kGroups : 0u) + l * kGroups + g;
+      const C4 total = C4(carry_re[at], carry_im[at]);
+      carry_re[at] = carry.re;
+      carry_im[at] = carry.im;
+      carry = Add(total, Scale(group_power, carry));
+    }
+  }
+  barrier();
+  const C4 causal_in = C4(carry_re[causal_at], carry_im[causal_at]);
+  const C4 anti_in = C4(carry_re[anti_at], carry_im[anti_at]);
+  z = Add(z, Scale(Power(chunk_power, lane + 1u), causal_in));
+  w = Add(w, Scale(Power(chunk_power, kSubgroupSize - lane), anti_in));
+  // The states at this chunk's ends: the neighbours' (or the carries).
+  C4 before = C4(subgroupShuffleUp(z.re, 1u), subgroupShuffleUp(z.im, 1u));
+  C4 after = C4(subgroupShuffleDown(w.re, 1u), subgroupShuffleDown(w.im, 1u));
+  if (lane == 0u) before = causal_in;
+  if (lane == kSubgroupSize - 1u) after = anti_in;
+  if (chunk == 0u) before = left;
+  if (chunk == chunks - 1u) after = right;
+
+  // 4. Both recursions again, from the true states.
+  vec4 result[kChunk];
+  [[unroll]] for (int j = int(kChunk) - 1; j >= 0; --j) {
+    result[j] = vec4(0.0);
+    if (j < len) {
+      const int i = start + j;
+      const vec4 x = X(line, i);
+      Step(after, p, q, x, Delayed(line, i + r1, lo, hi));
+      result[j] = c.x * after.re - c.y * after.im + center * x;
+    }
+  }
+  [[unroll]] for (int j = 0; j < int(kChunk); ++j) {
+    if (j < len) {
+      const int i = start + j;
+      Step(before, p, q, X(line, i), Delayed(line, i - r1, lo, hi));
+      result[j] += c.x * before.re - c.y * before.im;
+    }
+  }
+  barrier();  // every chunk has read the strip
+  [[unroll]] for (int j = 0; j < int(kChunk); ++j) {
+    const int i = start + j;
+    if (j < len && i >= 0 && i < n) STORE_PIXEL(strip, Slot(line, uint(i)), result[j]);
+  }
+  barrier();
+  for (uint f = t; f < count; f += kThreads) {
+    const uint l = kColumns != 0u ? f % kLines : f / pc.n;
+    const uint i = kColumns != 0u ? f / kLines : f % pc.n;
+    if (first_line + l < pc.lines) dst[(first_line + l) * pc.line_stride + i * pc.pixel_stride] = strip[Slot(l, i)];
+  }
+}
