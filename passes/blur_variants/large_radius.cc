@@ -267,15 +267,15 @@ RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, uint32_t e
     return l * (capacity + capacity / 16 + 1) * pixel_bytes + 2 * 2 * 16 * l * (slots / subgroup_size);
   };
   // Up to 8 lines per workgroup (8 RGBA16F pixels: a 64-byte row piece of
-  // a strip of columns), within the invocations and half the shared memory
-  // (two workgroups per multiprocessor keep loads in flight while the
-  // other computes); one line where it only fits alone.
+  // a strip of columns), as many as the invocations and the shared memory
+  // allow (NVIDIA's Vulkan driver: 48 KB per workgroup, several
+  // workgroups per multiprocessor).
   for (uint64_t l = 8; l >= 1; l /= 2) {
     if (l > 1 && l / 2 >= lines) continue;
     if (l * slots > most) continue;
     for (const uint32_t capacity : {rounded, n}) {
       const uint64_t need = bytes(l, capacity);
-      if (need > shared_bytes || (l > 1 && 2 * need > shared_bytes)) continue;
+      if (need > shared_bytes) continue;
       g.threads = static_cast<uint32_t>(l * slots);
       g.lines_per_group = static_cast<uint32_t>(l);
       g.capacity = capacity;
@@ -293,9 +293,14 @@ double RecursiveRoundingPsnr(int radius, double sigma, int n_max, bool both_axes
   const double magnitude = (1 - std::pow(decay, radius + 1)) / (1 - decay);  // Σ|p|^k
   const double steps = std::min<double>(std::max(1, n_max), 1 / (1 - decay));
   const double ulp = std::ldexp(magnitude, -23);
+  // w runs backwards through 1/p within each chunk: its errors grow by
+  // |p|^-j after j steps; the mean square over a chunk.
+  double growth = 0;
+  for (uint32_t j = 0; j < kRecursiveChunk; ++j) growth += std::pow(decay, -2.0 * j);
+  growth /= kRecursiveChunk;
   // Two recursions per axis, each output |c|·(state error); per step a
   // rounding of up to half an ulp in each of the state's parts.
-  const double per_axis = 2 * std::norm(fit.coefficient) * 2 * steps * ulp * ulp / 12;
+  const double per_axis = std::norm(fit.coefficient) * 2 * steps * ulp * ulp / 12 * (1 + growth);
   const double mse = (both_axes ? 2 : 1) * per_axis;
   return -10.0 * std::log10(mse);
 }
@@ -335,7 +340,7 @@ struct RecursivePush {
 };
 
 // The recursion's constants (vec2 each): p, q = p^(radius+1), c,
-// Σ_{k=0..radius} p^k, (center, 0).
+// Σ_{k=0..radius} p^k, (center, 0), 1/p.
 std::vector<std::byte> RecursionConstants(const RecursiveFit& fit, int radius) {
   const std::complex<double> q = std::pow(fit.pole, radius + 1);
   const std::complex<double> sum = (1.0 - q) / (1.0 - fit.pole);
@@ -343,7 +348,8 @@ std::vector<std::byte> RecursionConstants(const RecursiveFit& fit, int radius) {
                           float(q.real()),               float(q.imag()),
                           float(fit.coefficient.real()), float(fit.coefficient.imag()),
                           float(sum.real()),             float(sum.imag()),
-                          float(fit.center),             0.0f};
+                          float(fit.center),             0.0f,
+                          float((1.0 / fit.pole).real()), float((1.0 / fit.pole).imag())};
   std::vector<std::byte> blob(sizeof(values));
   std::memcpy(blob.data(), values, sizeof(values));
   return blob;
@@ -396,6 +402,10 @@ class LargeRadiusBlur final : public BlurVariant {
     const bool both = axes.size() == 2;
     const std::vector<double> exact = GaussianWeights(config.radius, config.sigma);
     const RecursiveFit fit = FitRecursiveGaussian(config.radius, config.sigma);
+    // The shader runs w backwards through 1/p within each chunk: its
+    // rounding errors grow by |p|^-kRecursiveChunk at most, held <= 256
+    // (sigma >= ~3 px for sigma = radius / 2).
+    if (std::pow(std::abs(fit.pole), kRecursiveChunk) < 1.0 / kRecursiveMaxGrowth) return false;
     const double kernel_psnr = KernelNoisePsnr(exact, fit.Kernel(config.radius), both);
     const double box_psnr = KernelNoisePsnr(
         exact, ChooseBoxStack(config.radius, config.sigma).Kernel(config.radius), both);
@@ -421,7 +431,7 @@ class LargeRadiusBlur final : public BlurVariant {
       k.layout = {a.n, a.lines, a.line_stride, a.pixel_stride, a.line_stride, a.pixel_stride};
       k.shader = kShaderRecursive;
       k.spec.values = {g.threads, g.lines_per_group, g.capacity, rows ? 0u : 1u,
-                       config.caps.subgroup_size};
+                       config.caps.subgroup_size, extend != 0 ? 1u : 0u};
       k.groups_x = DivideRoundingUp(a.lines, g.lines_per_group);
       k.segment = extend;  // the shader's pc.extend
       k.details = absl::StrCat(

@@ -94,6 +94,9 @@ constexpr uint32_t kRecursiveChunk = 16;  // the shader's kChunk
 // Radii below this take the box stack, which is the exact kernel up to
 // radius kLargeRadiusBoxes - 1 and close to it a little beyond.
 constexpr int kRecursiveMinRadius = 8;
+// The most the shader's backward recursion (run forwards through 1/p
+// within a chunk) may grow a rounding error: |p|^-kRecursiveChunk.
+constexpr double kRecursiveMaxGrowth = 256;
 RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, uint32_t extend,
                                           uint32_t pixel_bytes, uint32_t shared_bytes,
                                           uint32_t max_invocations, uint32_t subgroup_size);
@@ -101,7 +104,8 @@ RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, uint32_t e
 // Expected PSNR (dB, peak 1) of the recursion's fp32 rounding on lines of
 // up to n_max pixels with values in [0, 1]: each output carries the
 // rounding of states of magnitude up to Σ|p|^k, accumulated over the steps
-// an error lives (1 / (1 − |p|), at most the line), for both recursions.
+// an error lives (1 / (1 − |p|), at most the line), for both recursions,
+// the backward one's grown as the shader runs it (kRecursiveMaxGrowth).
 double RecursiveRoundingPsnr(int radius, double sigma, int n_max, bool both_axes);
 
 // For benchmarks and the box paths' tests: while true, every plan made from

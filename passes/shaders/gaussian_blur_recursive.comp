@@ -20,8 +20,9 @@
 // 2. a scan over the line's chunks gives each the state entering it: within
 //    a subgroup by shuffles (Hillis–Steele with multiplier p^(kChunk·d)),
 //    across the line's subgroups by one invocation per line and direction;
-// 3. both recursions again from the true states, the outputs in registers,
-//    then through shared memory to memory order (stores coalesce too).
+// 3. both recursions again from the true states in one pass forwards (w
+//    through its inverse), the outputs in registers, then through shared
+//    memory to memory order (stores coalesce too).
 // Borders: clamp starts from the closed form Σ p^k·x(0) (and x(0) is what
 // the delayed reads see past the edge), zero from 0; mirror and wrap run
 // the recursions over the line extended by radius + 1 on each side
@@ -41,6 +42,11 @@ layout(constant_id = 2) const uint kCapacity = 1;
 layout(constant_id = 3) const uint kColumns = 0;  // 1: lines are columns
 // The device's subgroup size; chunk slots per line are a multiple of it.
 layout(constant_id = 4) const uint kSubgroupSize = 32;
+// 1 for mirror and wrap (pc.extend > 0): reads take the general border
+// mapping. Clamp and zero never read beyond the extended domain's ends
+// except in delayed reads, which clamp their index (a pipeline without the
+// modulo arithmetic: smaller code, measured on the H100).
+layout(constant_id = 5) const uint kExtended = 0;
 
 // Must match RecursivePush in passes/blur_variants/large_radius.cc.
 layout(push_constant) uniform Push {
@@ -55,7 +61,7 @@ layout(push_constant) uniform Push {
 
 WORKING_BUFFER(0, readonly, src);
 WORKING_BUFFER(1, writeonly, dst);
-// p, q = p^(radius+1), c, Σ_{k=0..radius} p^k, (center, 0).
+// p, q = p^(radius+1), c, Σ_{k=0..radius} p^k, (center, 0), 1/p.
 layout(std430, binding = 2) readonly buffer RecursionBlock { vec2 recursion[]; };
 
 const uint kChunk = 16u;  // pixels per invocation: its outputs stay in registers
@@ -98,14 +104,20 @@ uint Slot(uint line, uint i) {
 
 // Pixel i (any offset) of the workgroup's line, through the border.
 vec4 X(uint line, int i) {
-  const int j = BorderIndex(i, int(pc.n), pc.border);
+  const int n = int(pc.n);
+  if (kExtended == 0u) {
+    // Clamp: the nearest pixel; zero: nothing.
+    const vec4 v = LOAD_PIXEL(strip, Slot(line, uint(clamp(i, 0, n - 1))));
+    return pc.border == RGFX_BORDER_ZERO && (i < 0 || i >= n) ? vec4(0.0) : v;
+  }
+  const int j = BorderIndex(i, n, pc.border);
   return j < 0 ? vec4(0.0) : LOAD_PIXEL(strip, Slot(line, uint(j)));
 }
 
 // A delayed read: past the extended domain [lo, hi) the window is not yet
 // full and nothing leaves it.
 vec4 Delayed(uint line, int i, int lo, int hi) {
-  if (pc.extend != 0u && (i < lo || i >= hi)) return vec4(0.0);
+  if (kExtended != 0u && (i < lo || i >= hi)) return vec4(0.0);
   return X(line, i);
 }
 
@@ -123,7 +135,7 @@ void main() {
   const uint first_line = gl_WorkGroupID.x * kLines;
 
   // 1. Load the lines, kBatch loads in flight per invocation.
-  const uint kBatch = 4u;
+  const uint kBatch = 16u;
   const uint count = kLines * pc.n;
   for (uint f0 = 0u; f0 < count; f0 += kBatch * kThreads) {
     WORKING_PIXEL v[kBatch];
@@ -158,17 +170,17 @@ void main() {
   // 2. Through the chunk from zero states.
   C4 z = zero, w = zero;
   vec2 pj = vec2(1.0, 0.0);
-  [[unroll]] for (uint j = 0u; j < kChunk; ++j) {
-    if (int(j) < len) {
-      const int i = start + int(j);
-      const vec4 x = X(line, i);
-      Step(z, p, q, x, Delayed(line, i - r1, lo, hi));
-      const vec4 ahead = Delayed(line, i + r1, lo, hi);
-      const vec2 pq = Mul(pj, q);
-      w.re += pj.x * x - pq.x * ahead;
-      w.im += pj.y * x - pq.y * ahead;
-      pj = Mul(pj, p);
-    }
+  // Not unrolled: no array to keep in registers here, and the unrolled
+  // loops made the pipeline ~300 KB of code.
+  [[dont_unroll]] for (int j = 0; j < len; ++j) {
+    const int i = start + j;
+    const vec4 x = X(line, i);
+    Step(z, p, q, x, Delayed(line, i - r1, lo, hi));
+    const vec4 ahead = Delayed(line, i + r1, lo, hi);
+    const vec2 pq = Mul(pj, q);
+    w.re += pj.x * x - pq.x * ahead;
+    w.im += pj.y * x - pq.y * ahead;
+    pj = Mul(pj, p);
   }
   // The states entering the line's ends, folded into its end chunks.
   C4 left = zero, right = zero;
@@ -223,36 +235,39 @@ void main() {
   const C4 anti_in = C4(carry_re[anti_at], carry_im[anti_at]);
   z = Add(z, Scale(Power(chunk_power, lane + 1u), causal_in));
   w = Add(w, Scale(Power(chunk_power, kSubgroupSize - lane), anti_in));
-  // The states at this chunk's ends: the neighbours' (or the carries).
+  // z's state before this chunk: the previous chunk's (or the carry); w's
+  // at its start is this chunk's own.
   C4 before = C4(subgroupShuffleUp(z.re, 1u), subgroupShuffleUp(z.im, 1u));
-  C4 after = C4(subgroupShuffleDown(w.re, 1u), subgroupShuffleDown(w.im, 1u));
   if (lane == 0u) before = causal_in;
-  if (lane == kSubgroupSize - 1u) after = anti_in;
   if (chunk == 0u) before = left;
-  if (chunk == chunks - 1u) after = right;
 
-  // 4. Both recursions again, from the true states.
-  vec4 result[kChunk];
-  [[unroll]] for (int j = int(kChunk) - 1; j >= 0; --j) {
-    result[j] = vec4(0.0);
-    if (j < len) {
-      const int i = start + j;
-      const vec4 x = X(line, i);
-      Step(after, p, q, x, Delayed(line, i + r1, lo, hi));
-      result[j] = c.x * after.re - c.y * after.im + center * x;
-    }
-  }
+  // 4. Both recursions again from the true states, in one pass forwards:
+  // z as in 2., w backwards through its inverse,
+  //   w(i+1) = (w(i) − x(i) + q·x(i+r+1)) / p,
+  // whose rounding errors grow by 1/|p| a step, at most |p|^−kChunk within
+  // a chunk (the planner keeps that <= 256). One pass reads each pixel once
+  // here and needs no second array of outputs.
+  // The outputs wait here in the working format (RGBA16F: packed, half the
+  // registers; they are rounded to it when stored anyway).
+  WORKING_PIXEL result[kChunk];
+  C4 a = w;
+  const vec2 inverse = recursion[5];
   [[unroll]] for (int j = 0; j < int(kChunk); ++j) {
     if (j < len) {
       const int i = start + j;
-      Step(before, p, q, X(line, i), Delayed(line, i - r1, lo, hi));
-      result[j] += c.x * before.re - c.y * before.im;
+      const vec4 x = X(line, i);
+      Step(before, p, q, x, Delayed(line, i - r1, lo, hi));
+      STORE_PIXEL(result, j, c.x * (before.re + a.re) - c.y * (before.im + a.im) + center * x);
+      const vec4 ahead = Delayed(line, i + r1, lo, hi);
+      const vec4 re = a.re - x + q.x * ahead, im = a.im + q.y * ahead;
+      a.re = inverse.x * re - inverse.y * im;
+      a.im = inverse.x * im + inverse.y * re;
     }
   }
   barrier();  // every chunk has read the strip
   [[unroll]] for (int j = 0; j < int(kChunk); ++j) {
     const int i = start + j;
-    if (j < len && i >= 0 && i < n) STORE_PIXEL(strip, Slot(line, uint(i)), result[j]);
+    if (j < len && i >= 0 && i < n) strip[Slot(line, uint(i))] = result[j];
   }
   barrier();
   for (uint f = t; f < count; f += kThreads) {

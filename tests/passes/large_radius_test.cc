@@ -5,7 +5,9 @@
 //   random odd sizes, every border, both formats, one or both axes. RGBA16F
 //   1.5e-3 as below; RGBA32F 2e-5 plus, per pass and recursion, 8 ulp of
 //   the largest state (Σ|p|^k for values <= 1) times |c|, times the square
-//   root of the steps an error lives (1 / (1 − |p|), at most the line).
+//   root of the steps an error lives (1 / (1 − |p|), at most the line),
+//   times |p|^-16 (the backward recursion runs forwards through 1/p within
+//   each chunk of 16).
 // - the box stack (LargeRadiusTest forces it with SetLargeRadiusBoxesOnly),
 //   both paths: fused (one dispatch per axis, prefix sums in shared memory;
 //   lines that fit, which is every line here but the 5001-pixel ones) and
@@ -171,8 +173,10 @@ double RecursiveTolerance(const Case& c, const passes::RecursiveFit& fit) {
   const double ulp = std::ldexp(1.0, static_cast<int>(std::floor(std::log2(magnitude))) - 23);
   const double steps =
       std::min(double(std::max(c.width, c.height) + 2 * (c.radius + 1)), 1 / (1 - decay));
+  // w's errors grow by up to |p|^-16 within a chunk (it runs through 1/p).
+  const double growth = std::pow(decay, -double(passes::kRecursiveChunk));
   return 2e-5 + (c.axes == "both" ? 2 : 1) * 2 * 8 * ulp * std::abs(fit.coefficient) *
-                    std::sqrt(steps);
+                    std::sqrt(steps) * growth;
 }
 
 // The blur of random noise against a double-precision convolution with
