@@ -249,8 +249,9 @@ bool boxes_only = false;
 
 void SetLargeRadiusBoxesOnly(bool value) { boxes_only = value; }
 
-RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, uint32_t extend,
-                                          uint32_t pixel_bytes, uint32_t shared_bytes,
+RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, bool columns,
+                                          uint32_t extend, uint32_t pixel_bytes,
+                                          uint32_t shared_bytes,
                                           uint32_t max_invocations, uint32_t subgroup_size) {
   RecursiveGeometry g;
   if (n == 0 || subgroup_size == 0 || (subgroup_size & (subgroup_size - 1)) != 0) return g;
@@ -264,13 +265,16 @@ RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, uint32_t e
   // (one spare pixel per 16) and two vec4 carries per line, subgroup and
   // direction.
   const auto bytes = [&](uint64_t l, uint64_t capacity) {
-    return l * (capacity + capacity / 16 + 1) * pixel_bytes + 2 * 2 * 16 * l * (slots / subgroup_size);
+    return l * (capacity + capacity / 16 + 1) * pixel_bytes +
+           2 * 2 * 16 * l * (slots / subgroup_size);
   };
-  // Up to 8 lines per workgroup (8 RGBA16F pixels: a 64-byte row piece of
-  // a strip of columns), as many as the invocations and the shared memory
-  // allow (NVIDIA's Vulkan driver: 48 KB per workgroup, several
-  // workgroups per multiprocessor).
-  for (uint64_t l = 8; l >= 1; l /= 2) {
+  // Rows one line per workgroup, columns a strip of up to 2 (measured on
+  // the H100 at 1080p and 4K, RGBA16F and RGBA32F, against 1 to 8 of each:
+  // wider workgroups hold ~100 registers per invocation, so fewer fit a
+  // multiprocessor and the last round of workgroups runs nearly alone; one
+  // column alone reads 8- or 16-byte pieces of rows).
+  const uint64_t widest = columns ? 2 : 1;
+  for (uint64_t l = widest; l >= 1; l /= 2) {
     if (l > 1 && l / 2 >= lines) continue;
     if (l * slots > most) continue;
     for (const uint32_t capacity : {rounded, n}) {
@@ -391,7 +395,7 @@ class LargeRadiusBlur final : public BlurVariant {
     std::vector<RecursiveGeometry> geometry;
     for (const AxisLayout& a : axes) {
       const RecursiveGeometry g = ChooseRecursiveGeometry(
-          a.n, a.lines, extend, pixel_bytes, config.caps.max_compute_shared_memory_bytes,
+          a.n, a.lines, a.pixel_stride != 1, extend, pixel_bytes, config.caps.max_compute_shared_memory_bytes,
           config.caps.max_workgroup_invocations, config.caps.subgroup_size);
       if (g.lines_per_group == 0 || g.threads > config.caps.max_workgroup_size[0] ||
           DivideRoundingUp(a.lines, g.lines_per_group) > config.caps.max_workgroup_count[0]) {

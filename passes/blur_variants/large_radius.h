@@ -82,7 +82,7 @@ FusedGeometry ChooseFusedGeometry(uint32_t n, uint32_t lines, uint32_t shared_by
 // of kRecursiveChunk, one invocation per chunk, the chunks of a line padded
 // to whole subgroups. lines_per_group == 0 means it cannot run: lines too
 // long for shared memory or a workgroup, or no relative subgroup shuffles
-// (subgroup_size 0).
+// (subgroup_size 0). Rows one per workgroup, columns a strip of up to 2.
 struct RecursiveGeometry {
   uint32_t threads = 0;
   uint32_t lines_per_group = 0;
@@ -97,8 +97,9 @@ constexpr int kRecursiveMinRadius = 8;
 // The most the shader's backward recursion (run forwards through 1/p
 // within a chunk) may grow a rounding error: |p|^-kRecursiveChunk.
 constexpr double kRecursiveMaxGrowth = 256;
-RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, uint32_t extend,
-                                          uint32_t pixel_bytes, uint32_t shared_bytes,
+RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, bool columns,
+                                          uint32_t extend, uint32_t pixel_bytes,
+                                          uint32_t shared_bytes,
                                           uint32_t max_invocations, uint32_t subgroup_size);
 
 // Expected PSNR (dB, peak 1) of the recursion's fp32 rounding on lines of

@@ -1,4 +1,7 @@
-// The plan of gaussian_blur "large_radius" without a GPU: which path each
+// The plan of gaussian_blur "large_radius" without a GPU: the recursive
+// path where it can run (its geometry, the extended line of mirror and
+// wrap, and each case that falls back to the box stack); for the box stack
+// (forced with SetLargeRadiusBoxesOnly): which path each
 // axis takes (fused, one dispatch with the prefix sums in shared memory,
 // where the lines fit; two dispatches through a temporary otherwise), the
 // fused geometry (every pixel has a scanning invocation, shared memory
@@ -58,8 +61,140 @@ using Planned = plan_test::PlannedVariant;
 Planned Plan(const BlurConfig& config) { return plan_test::PlanVariant("large_radius", config); }
 
 bool Fused(const passes::StepKernel& k) { return k.details.starts_with("fused"); }
+bool Recursive(const passes::StepKernel& k) { return k.details.starts_with("recursive"); }
+
+// Plans made while one lives use the box stack.
+struct BoxesOnly {
+  BoxesOnly() { passes::SetLargeRadiusBoxesOnly(true); }
+  ~BoxesOnly() { passes::SetLargeRadiusBoxesOnly(false); }
+};
+
+TEST(LargeRadiusPlan, FullHdOnAnH100TakesTheRecursivePath) {
+  for (PixelFormat working : {PixelFormat::kRgba16F, PixelFormat::kRgba32F}) {
+    for (int radius : {8, 16, 64, 256, 1024}) {
+      SCOPED_TRACE(absl::StrCat("radius ", radius, " ", std::string(graph::PixelFormatName(working))));
+      BlurConfig config = Config(1920, 1080, radius, H100Caps());
+      config.border = RGFX_BORDER_CLAMP;
+      config.working = working;
+      const Planned p = Plan(config);
+      ASSERT_EQ(p.prepared.steps.size(), 2u);
+      ASSERT_EQ(p.plan.steps.size(), 2u);
+      ASSERT_EQ(p.plan.temp_extents.size(), 1u);  // the intermediate image only
+      ASSERT_EQ(p.plan.constants.size(), 1u);
+      EXPECT_EQ(p.plan.constants[0].size(), 12 * sizeof(float));
+      const passes::StepKernel& h = p.prepared.steps[0];
+      const passes::StepKernel& v = p.prepared.steps[1];
+      EXPECT_TRUE(Recursive(h)) << h.details;
+      EXPECT_TRUE(Recursive(v)) << v.details;
+      // threads, lines per workgroup, capacity, columns, subgroup size,
+      // extended. Rows: 1920 px = 120 chunks of 16, padded to 128.
+      EXPECT_EQ(h.spec.values, (std::vector<uint32_t>{128, 1, 1920, 0, 32, 0}));
+      EXPECT_EQ(h.groups_x, 1080u);
+      // Columns: 1080 px = 68 chunks, padded to 96; two per workgroup.
+      EXPECT_EQ(v.spec.values, (std::vector<uint32_t>{192, 2, 1088, 1, 32, 0}));
+      EXPECT_EQ(v.groups_x, 960u);
+      EXPECT_EQ(h.segment, 0u);  // no extension for clamp
+      ASSERT_TRUE(p.prepared.accuracy.noise_psnr_db.has_value());
+      EXPECT_GE(*p.prepared.accuracy.noise_psnr_db, radius >= 16 ? 80.0 : 70.0);
+      EXPECT_THAT(p.prepared.accuracy.summary, HasSubstr("recursive damped cosine"));
+    }
+  }
+}
+
+// Mirror and wrap run the recursions over the line extended by radius + 1
+// on each side: more chunks, and the pipeline with the general border code.
+TEST(LargeRadiusPlan, MirrorAndWrapExtendTheLine) {
+  for (uint32_t border : {RGFX_BORDER_MIRROR, RGFX_BORDER_WRAP}) {
+    BlurConfig config = Config(1920, 1080, 64, H100Caps());
+    config.border = border;
+    const Planned p = Plan(config);
+    ASSERT_EQ(p.prepared.steps.size(), 2u);
+    const passes::StepKernel& h = p.prepared.steps[0];
+    EXPECT_TRUE(Recursive(h)) << h.details;
+    EXPECT_EQ(h.segment, 65u);
+    // (1920 + 130) / 16 -> 129 chunks, padded to 160.
+    EXPECT_EQ(h.spec.values, (std::vector<uint32_t>{160, 1, 1920, 0, 32, 1}));
+    EXPECT_THAT(h.details, HasSubstr("extended by 65 px"));
+  }
+}
+
+// The box stack runs instead where the recursive path cannot or should
+// not: the box stack's exact kernels (radius < 8), no relative subgroup
+// shuffles, a line too long for shared memory (either axis: the pass takes
+// one method), a sigma so small that the backward recursion's rounding
+// would grow past kRecursiveMaxGrowth, and while SetLargeRadiusBoxesOnly
+// holds.
+TEST(LargeRadiusPlan, TheBoxStackWhereTheRecursionCannotRun) {
+  const auto all_boxes = [](const Planned& p) {
+    if (p.prepared.steps.empty()) return false;
+    for (const passes::StepKernel& k : p.prepared.steps) {
+      if (Recursive(k)) return false;
+    }
+    return true;
+  };
+  EXPECT_FALSE(all_boxes(Plan(Config(1920, 1080, 8, H100Caps()))));
+  EXPECT_TRUE(all_boxes(Plan(Config(1920, 1080, 7, H100Caps()))));
+  gpu::DeviceCaps no_shuffles = H100Caps();
+  no_shuffles.subgroup_shuffle_relative = false;
+  EXPECT_TRUE(all_boxes(Plan(Config(1920, 1080, 64, no_shuffles))));
+  EXPECT_TRUE(all_boxes(Plan(Config(8000, 300, 64, H100Caps()))));
+  EXPECT_FALSE(all_boxes(Plan(Config(8000, 300, 64, H100Caps(), "vertical"))));
+  BlurConfig sharp = Config(1920, 1080, 64, H100Caps());
+  sharp.sigma = 1.0;
+  EXPECT_TRUE(all_boxes(Plan(sharp)));
+  sharp.sigma = 4.0;
+  EXPECT_FALSE(all_boxes(Plan(sharp)));
+  const BoxesOnly boxes;
+  EXPECT_TRUE(all_boxes(Plan(Config(1920, 1080, 64, H100Caps()))));
+}
+
+TEST(LargeRadiusPlan, RecursiveGeometryCoversEveryPixelWithinTheSharedMemory) {
+  for (uint32_t subgroup : {8u, 32u, 64u}) {
+    for (uint32_t shared : {16u << 10, 48u << 10, 64u << 10}) {
+      for (uint32_t invocations : {256u, 1024u}) {
+        for (uint32_t extend : {0u, 65u, 1025u}) {
+          for (bool columns : {false, true}) {
+            for (uint32_t bytes : {8u, 16u}) {
+              for (uint32_t n = 1; n <= 9000; n += (n < 40 ? 1 : 97)) {
+                SCOPED_TRACE(absl::StrCat("n ", n, " shared ", shared, " invocations ",
+                                          invocations, " subgroup ", subgroup, " extend ", extend,
+                                          columns ? " columns" : " rows", " bytes ", bytes));
+                const passes::RecursiveGeometry g = passes::ChooseRecursiveGeometry(
+                    n, 1080, columns, extend, bytes, shared, invocations, subgroup);
+                const uint64_t chunks =
+                    (uint64_t{n} + 2 * extend + passes::kRecursiveChunk - 1) /
+                    passes::kRecursiveChunk;
+                const uint64_t slots = (chunks + subgroup - 1) / subgroup * subgroup;
+                const uint64_t one_line =
+                    (uint64_t{n} + n / 16 + 1) * bytes + 64 * (slots / subgroup);
+                if (g.lines_per_group == 0) {
+                  EXPECT_TRUE(one_line > shared || slots > invocations);
+                  continue;
+                }
+                EXPECT_EQ(g.chunks, slots);
+                EXPECT_EQ(g.threads, g.lines_per_group * g.chunks);
+                EXPECT_LE(g.threads, invocations);
+                EXPECT_LE(g.shared_bytes, shared);
+                EXPECT_LE(g.lines_per_group, columns ? 2u : 1u);
+                EXPECT_GE(g.capacity, n);
+                EXPECT_LT(g.capacity, n + passes::kFusedCapacityStep);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(passes::ChooseRecursiveGeometry(1920, 1080, false, 0, 8, 48 << 10, 1024, 0)
+                .lines_per_group,
+            0u);
+  EXPECT_EQ(passes::ChooseRecursiveGeometry(1920, 1080, false, 0, 8, 48 << 10, 1024, 24)
+                .lines_per_group,
+            0u);
+}
 
 TEST(LargeRadiusPlan, FullHdOnAnH100FusesBothAxesWithoutTemporarySums) {
+  const BoxesOnly boxes;
   for (PixelFormat working : {PixelFormat::kRgba16F, PixelFormat::kRgba32F}) {
     for (int radius : {16, 64, 256, 1024}) {
       BlurConfig config = Config(1920, 1080, radius, H100Caps());
@@ -96,6 +231,7 @@ TEST(LargeRadiusPlan, FullHdOnAnH100FusesBothAxesWithoutTemporarySums) {
 }
 
 TEST(LargeRadiusPlan, LinesThatDoNotFitTakeTheTwoDispatchPath) {
+  const BoxesOnly boxes;
   // A tiny shared memory: neither axis fits; the sums temporary is back.
   gpu::DeviceCaps tiny = H100Caps();
   tiny.max_compute_shared_memory_bytes = 4 << 10;
@@ -176,6 +312,7 @@ TEST(LargeRadiusPlan, FusedGeometryCoversEveryPixelWithinTheSharedMemory) {
 // or whose subgroups do not divide the workgroup, takes the two-dispatch
 // path.
 TEST(LargeRadiusPlan, NoSubgroupShufflesNoFusing) {
+  const BoxesOnly boxes;
   EXPECT_EQ(passes::ChooseFusedGeometry(1920, 1080, 48 << 10, 1024, 0).lines_per_group, 0u);
   EXPECT_EQ(passes::ChooseFusedGeometry(1920, 1080, 48 << 10, 1024, 512).lines_per_group, 0u);
   EXPECT_EQ(passes::ChooseFusedGeometry(1920, 1080, 48 << 10, 1024, 24).lines_per_group, 0u);
@@ -196,6 +333,19 @@ TEST(LargeRadiusPlan, NoSubgroupShufflesNoFusing) {
 // (the same pipelines), so a client sending many sizes does not make a
 // pipeline per size.
 TEST(LargeRadiusPlan, NearbySizesShareTheirPipelines) {
+  {
+    // The recursive path: lines whose chunks pad to the same number of
+    // subgroups (and whose capacities round alike).
+    BlurConfig a = Config(1901, 1030, 64, H100Caps()), b = Config(1920, 1088, 64, H100Caps());
+    a.border = b.border = RGFX_BORDER_CLAMP;
+    const Planned pa = Plan(a), pb = Plan(b);
+    ASSERT_EQ(pa.prepared.steps.size(), 2u);
+    for (size_t axis = 0; axis < 2; ++axis) {
+      EXPECT_TRUE(Recursive(pa.prepared.steps[axis]));
+      EXPECT_EQ(pa.prepared.steps[axis].spec.values, pb.prepared.steps[axis].spec.values) << axis;
+    }
+  }
+  const BoxesOnly boxes;
   const Planned a = Plan(Config(1901, 1030, 64, H100Caps()));
   const Planned b = Plan(Config(1920, 1088, 64, H100Caps()));
   ASSERT_EQ(a.prepared.steps.size(), 2u);
