@@ -234,12 +234,14 @@ class LargeRadiusTest : public testing::GpuTest {
 // The plan as the server makes it: recursive where it can run.
 class LargeRadiusRecursiveTest : public testing::GpuTest {};
 
-TEST_F(LargeRadiusRecursiveTest, MatchesItsRecursionForEverySizeRadiusBorderAndFormat) {
+// Sizes from one pixel up, each radius and border, the working format
+// alternating; every axis must take `path`.
+void CheckGrid(const std::vector<int>& radii, const std::string& path, uint32_t seed,
+               void (*check)(const Case&, uint32_t)) {
   const std::pair<int, int> sizes[] = {{1, 1}, {2, 3}, {37, 29}, {131, 67}};
   const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
-  uint32_t seed = 500;
   for (auto [w, h] : sizes) {
-    for (int radius : {8, 16, 64, 300, 1024}) {
+    for (int radius : radii) {
       for (int b = 0; b < 4; ++b) {
         Case c;
         c.width = w;
@@ -247,12 +249,39 @@ TEST_F(LargeRadiusRecursiveTest, MatchesItsRecursionForEverySizeRadiusBorderAndF
         c.radius = radius;
         c.border = borders[b];
         c.working = (b + radius) % 2 ? PixelFormat::kRgba32F : PixelFormat::kRgba16F;
-        c.horizontal_path = "recursive";
-        c.vertical_path = "recursive";
-        CheckAgainstRecursion(c, seed++);
+        c.horizontal_path = path;
+        c.vertical_path = path;
+        check(c, seed++);
       }
     }
   }
+}
+
+// A flat image stays flat (the weights sum to 1, borders included).
+void CheckConstantImage(const std::vector<int>& radii, const std::string& path,
+                        double tolerance) {
+  for (const char* border : {"clamp", "mirror", "wrap"}) {
+    for (int radius : radii) {
+      Case c;
+      c.width = 33;
+      c.height = 17;
+      c.radius = radius;
+      c.border = border;
+      c.working = PixelFormat::kRgba32F;
+      c.horizontal_path = path;
+      c.vertical_path = path;
+      SCOPED_TRACE(c.Name());
+      ImageD flat{33, 17, std::vector<double>(33 * 17 * 4)};
+      for (size_t i = 0; i < flat.v.size(); ++i) flat.v[i] = 0.25 + 0.125 * (i % 4);
+      const ImageD got = RunBlur(c, testing::EncodeClient(flat, PixelFormat::kRgba32F));
+      ASSERT_EQ(got.v.size(), flat.v.size());
+      for (size_t i = 0; i < flat.v.size(); ++i) ASSERT_NEAR(got.v[i], flat.v[i], tolerance) << i;
+    }
+  }
+}
+
+TEST_F(LargeRadiusRecursiveTest, MatchesItsRecursionForEverySizeRadiusBorderAndFormat) {
+  CheckGrid({8, 16, 64, 300, 1024}, "recursive", 500, CheckAgainstRecursion);
 }
 
 // Random odd sizes: rows of several workgroups' lines, strips of columns,
@@ -281,45 +310,11 @@ TEST_F(LargeRadiusRecursiveTest, MatchesItsRecursionOnRandomOddSizes) {
 }
 
 TEST_F(LargeRadiusRecursiveTest, ConstantImageStaysConstant) {
-  for (const char* border : {"clamp", "mirror", "wrap"}) {
-    for (int radius : {8, 200, 3000}) {
-      Case c;
-      c.width = 33;
-      c.height = 17;
-      c.radius = radius;
-      c.border = border;
-      c.working = PixelFormat::kRgba32F;
-      c.horizontal_path = "recursive";
-      c.vertical_path = "recursive";
-      SCOPED_TRACE(c.Name());
-      ImageD flat{33, 17, std::vector<double>(33 * 17 * 4)};
-      for (size_t i = 0; i < flat.v.size(); ++i) flat.v[i] = 0.25 + 0.125 * (i % 4);
-      const ImageD got = RunBlur(c, testing::EncodeClient(flat, PixelFormat::kRgba32F));
-      ASSERT_EQ(got.v.size(), flat.v.size());
-      for (size_t i = 0; i < flat.v.size(); ++i) ASSERT_NEAR(got.v[i], flat.v[i], 5e-5) << i;
-    }
-  }
+  CheckConstantImage({8, 200, 3000}, "recursive", 5e-5);
 }
 
 TEST_F(LargeRadiusTest, MatchesItsBoxStackForEverySizeRadiusBorderAndFormat) {
-  const std::pair<int, int> sizes[] = {{1, 1}, {2, 3}, {37, 29}, {131, 67}};
-  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
-  uint32_t seed = 1;
-  for (auto [w, h] : sizes) {
-    for (int radius : {0, 1, 5, 16, 64, 300, 1024}) {
-      for (int b = 0; b < 4; ++b) {
-        Case c;
-        c.width = w;
-        c.height = h;
-        c.radius = radius;
-        c.border = borders[b];
-        c.working = (b + radius) % 2 ? PixelFormat::kRgba32F : PixelFormat::kRgba16F;
-        c.horizontal_path = "fused";
-        c.vertical_path = "fused";
-        CheckAgainstStaircase(c, seed++);
-      }
-    }
-  }
+  CheckGrid({0, 1, 5, 16, 64, 300, 1024}, "fused", 1, CheckAgainstStaircase);
 }
 
 TEST_F(LargeRadiusTest, SingleAxesAndLongLines) {
@@ -426,20 +421,7 @@ TEST_F(LargeRadiusTest, FusedPathMatchesItsBoxStackOnRandomOddSizes) {
 }
 
 TEST_F(LargeRadiusTest, ConstantImageStaysConstant) {
-  for (const char* border : {"clamp", "mirror", "wrap"}) {
-    Case c;
-    c.width = 33;
-    c.height = 17;
-    c.radius = 200;
-    c.border = border;
-    c.working = PixelFormat::kRgba32F;
-    SCOPED_TRACE(c.Name());
-    ImageD flat{33, 17, std::vector<double>(33 * 17 * 4)};
-    for (size_t i = 0; i < flat.v.size(); ++i) flat.v[i] = 0.25 + 0.125 * (i % 4);
-    const ImageD got = RunBlur(c, testing::EncodeClient(flat, PixelFormat::kRgba32F));
-    ASSERT_EQ(got.v.size(), flat.v.size());
-    for (size_t i = 0; i < flat.v.size(); ++i) ASSERT_NEAR(got.v[i], flat.v[i], 2e-5) << i;
-  }
+  CheckConstantImage({200}, "fused", 2e-5);
 }
 
 // A photograph-like 8-bit image: smooth shading, a few hard-edged shapes and
