@@ -291,8 +291,7 @@ RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, bool colum
   return g;
 }
 
-double RecursiveRoundingPsnr(int radius, double sigma, int n_max, bool both_axes) {
-  const RecursiveFit fit = FitRecursiveGaussian(radius, sigma);
+double RecursiveRoundingPsnr(const RecursiveFit& fit, int radius, int n_max, bool both_axes) {
   const double decay = std::abs(fit.pole);
   const double magnitude = (1 - std::pow(decay, radius + 1)) / (1 - decay);  // Σ|p|^k
   const double steps = std::min<double>(std::max(1, n_max), 1 / (1 - decay));
@@ -395,8 +394,9 @@ class LargeRadiusBlur final : public BlurVariant {
     std::vector<RecursiveGeometry> geometry;
     for (const AxisLayout& a : axes) {
       const RecursiveGeometry g = ChooseRecursiveGeometry(
-          a.n, a.lines, a.pixel_stride != 1, extend, pixel_bytes, config.caps.max_compute_shared_memory_bytes,
-          config.caps.max_workgroup_invocations, config.caps.subgroup_size);
+          a.n, a.lines, a.pixel_stride != 1, extend, pixel_bytes,
+          config.caps.max_compute_shared_memory_bytes, config.caps.max_workgroup_invocations,
+          config.caps.subgroup_size);
       if (g.lines_per_group == 0 || g.threads > config.caps.max_workgroup_size[0] ||
           DivideRoundingUp(a.lines, g.lines_per_group) > config.caps.max_workgroup_count[0]) {
         return false;
@@ -416,7 +416,7 @@ class LargeRadiusBlur final : public BlurVariant {
     if (box_psnr > kernel_psnr) return false;
     int n_max = 0;
     for (const AxisLayout& a : axes) n_max = std::max<int>(n_max, a.n + 2 * extend);
-    const double rounding_psnr = RecursiveRoundingPsnr(config.radius, config.sigma, n_max, both);
+    const double rounding_psnr = RecursiveRoundingPsnr(fit, config.radius, n_max, both);
     const double psnr = CombinedPsnr(kernel_psnr, rounding_psnr);
 
     plan.constants.push_back(RecursionConstants(fit, config.radius));
@@ -587,8 +587,7 @@ class LargeRadiusBlur final : public BlurVariant {
                         both);
     const double rounding_psnr =
         PrefixRoundingPsnr(stack, config.radius, n_max, both, roundings);
-    const double psnr = -10.0 * std::log10(std::pow(10.0, -kernel_psnr / 10) +
-                                           std::pow(10.0, -rounding_psnr / 10));
+    const double psnr = CombinedPsnr(kernel_psnr, rounding_psnr);
     prepared.accuracy = {
         false,
         absl::StrFormat("approximate: %d boxes instead of %d taps; expected PSNR %.1f dB against "

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "passes/blur_variants/recursive_fit.h"
+
 namespace rgfx::passes {
 
 // Most boxes per axis: each costs two prefix-sum reads per output pixel.
@@ -107,7 +109,7 @@ RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, bool colum
 // rounding of states of magnitude up to Σ|p|^k, accumulated over the steps
 // an error lives (1 / (1 − |p|), at most the line), for both recursions,
 // the backward one's grown as the shader runs it (kRecursiveMaxGrowth).
-double RecursiveRoundingPsnr(int radius, double sigma, int n_max, bool both_axes);
+double RecursiveRoundingPsnr(const RecursiveFit& fit, int radius, int n_max, bool both_axes);
 
 // For benchmarks and the box paths' tests: while true, every plan made from
 // then on uses the box stack. Process-wide; the server never sets it.

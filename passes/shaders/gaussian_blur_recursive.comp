@@ -98,8 +98,13 @@ vec2 Power(vec2 p, uint e) {
 }
 
 uint Slot(uint line, uint i) {
-  const uint padded = kColumns != 0u ? i * kLines + line + (i >> 4) : line * kPadded + i + (i >> 4);
-  return padded;
+  return (kColumns != 0u ? i * kLines + line : line * kPadded + i) + (i >> 4);
+}
+
+// Flat index f over the workgroup's kLines × n pixels, in memory order.
+void Locate(uint f, out uint line, out uint i) {
+  line = kColumns != 0u ? f % kLines : f / pc.n;
+  i = kColumns != 0u ? f / kLines : f % pc.n;
 }
 
 // Pixel i (any offset) of the workgroup's line, through the border.
@@ -142,8 +147,8 @@ void main() {
     uint at[kBatch];
     [[unroll]] for (uint u = 0u; u < kBatch; ++u) {
       const uint f = f0 + u * kThreads + t;
-      const uint line = kColumns != 0u ? f % kLines : f / pc.n;
-      const uint i = kColumns != 0u ? f / kLines : f % pc.n;
+      uint line, i;
+      Locate(f, line, i);
       at[u] = f < count && first_line + line < pc.lines ? Slot(line, i) : 0xffffffffu;
       if (at[u] != 0xffffffffu) v[u] = src[(first_line + line) * pc.line_stride + i * pc.pixel_stride];
     }
@@ -271,8 +276,10 @@ void main() {
   }
   barrier();
   for (uint f = t; f < count; f += kThreads) {
-    const uint l = kColumns != 0u ? f % kLines : f / pc.n;
-    const uint i = kColumns != 0u ? f / kLines : f % pc.n;
-    if (first_line + l < pc.lines) dst[(first_line + l) * pc.line_stride + i * pc.pixel_stride] = strip[Slot(l, i)];
+    uint l, i;
+    Locate(f, l, i);
+    if (first_line + l < pc.lines) {
+      dst[(first_line + l) * pc.line_stride + i * pc.pixel_stride] = strip[Slot(l, i)];
+    }
   }
 }
