@@ -119,14 +119,15 @@ double CheckAgainstReference(const Case& c, uint32_t seed) {
   const ImageD want = Reference(c, input);
   int failures = 0;
   double worst = 0;
+  const double tolerance = Tolerance(c);
   for (size_t i = 0; i < want.v.size(); ++i) {
     const double error = std::abs(got.v[i] - want.v[i]);
     worst = std::max(worst, error);
-    if (!(error <= Tolerance(c)) && ++failures <= 5) {
+    if (!(error <= tolerance) && ++failures <= 5) {
       const size_t px = i / 4;
       ADD_FAILURE() << "pixel (" << px % c.width << ", " << px / c.width << ") channel " << i % 4
                     << ": got " << got.v[i] << ", want " << want.v[i] << " (error " << error
-                    << ", tolerance " << Tolerance(c) << ")";
+                    << ", tolerance " << tolerance << ")";
     }
   }
   EXPECT_EQ(failures, 0) << "worst error " << worst;
