@@ -164,7 +164,12 @@ std::string AutoBlurVariant(const BlurConfig& config, double min_psnr_db) {
   // tiled ones below radius ~7 (r=4: 59 µs vs tiled_halo's 83 at 1080p): a
   // kernel of a dozen taps is cheap enough that staging a tile does not pay.
   // On lavapipe tiled_halo was the fastest at every radius measured (4-64).
-  if (caps.type != "cpu") return config.radius <= 6 ? "exact" : "fast";
+  if (caps.type != "cpu") {
+    if (config.radius <= 6) return "exact";
+    // fast in RGBA32F on matrix units is approximate (its plan says so).
+    const std::optional<double> p = StatedPsnr("fast", config);
+    if (p && (std::isinf(*p) || (min_psnr_db > 0 && *p >= min_psnr_db))) return "fast";
+  }
   for (const char* candidate : {"tiled_halo", "tuned"}) {
     if (CanPlan(candidate, config)) return candidate;
   }

@@ -83,21 +83,6 @@ graph::GraphDesc Graph(const Case& c) {
   return desc;
 }
 
-int BorderIndex(int i, int n, testing::Border b) {
-  if (i >= 0 && i < n) return i;
-  auto mod = [](int a, int m) { return ((a % m) + m) % m; };
-  switch (b) {
-    case testing::Border::kClamp: return std::clamp(i, 0, n - 1);
-    case testing::Border::kWrap: return mod(i, n);
-    case testing::Border::kMirror: {
-      const int m = mod(i, 2 * n);
-      return m < n ? m : 2 * n - 1 - m;
-    }
-    case testing::Border::kZero: return -1;
-  }
-  return -1;
-}
-
 // One axis of a symmetric kernel (taps 0..R), in double.
 ImageD Convolve(const ImageD& in, const std::vector<double>& half, testing::Border border,
                 bool horizontal) {
@@ -109,7 +94,7 @@ ImageD Convolve(const ImageD& in, const std::vector<double>& half, testing::Bord
       for (int c = 0; c < 4; ++c) {
         double sum = 0;
         for (int k = -radius; k <= radius; ++k) {
-          const int i = BorderIndex((horizontal ? x : y) + k, n, border);
+          const int i = testing::BorderIndex((horizontal ? x : y) + k, n, border);
           if (i < 0) continue;
           sum += half[std::abs(k)] * (horizontal ? in.at(i, y, c) : in.at(x, i, c));
         }

@@ -8,8 +8,6 @@
 #include "passes/half_float.h"
 
 namespace rgfx::testing {
-namespace {
-
 
 int BorderIndex(int i, int n, Border border) {
   if (i >= 0 && i < n) return i;
@@ -28,8 +26,6 @@ int BorderIndex(int i, int n, Border border) {
   }
   return -1;
 }
-
-}  // namespace
 
 ImageD DecodeClient(const std::vector<std::byte>& bytes, int width, int height,
                     graph::PixelFormat format) {

@@ -42,6 +42,9 @@ ImageD FromWorking(const ImageD& working, bool srgb, bool straight);
 
 enum class Border { kClamp, kMirror, kWrap, kZero };
 Border ParseBorder(const std::string& name);
+// Where tap i of a line of n pixels reads from; -1 for kZero beyond the
+// ends (the tap contributes nothing).
+int BorderIndex(int i, int n, Border border);
 
 // One axis of an exact Gaussian: weights exp(-k²/2σ²) normalised over
 // k = -radius..radius.
