@@ -166,7 +166,9 @@ std::string AutoBlurVariant(const BlurConfig& config, double min_psnr_db) {
   // On lavapipe tiled_halo was the fastest at every radius measured (4-64).
   if (caps.type != "cpu") {
     if (config.radius <= 6) return "exact";
-    // fast in RGBA32F on matrix units is approximate (its plan says so).
+    // fast only where its plan for this request is exact (or approximate
+    // and allowed): the rule holds by what the plan states, not by the
+    // variant's name.
     const std::optional<double> p = StatedPsnr("fast", config);
     if (p && (std::isinf(*p) || (min_psnr_db > 0 && *p >= min_psnr_db))) return "fast";
   }

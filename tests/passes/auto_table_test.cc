@@ -97,8 +97,8 @@ TEST(AutoBlurVariant, ExactRequestsGetExactVariantsEverywhere) {
   std::vector<gpu::DeviceCaps> devices = {gpu::LavapipeLikeCaps(), gpu::LavapipeLikeCaps()};
   devices[1].type = "discrete";
   devices[1].max_compute_shared_memory_bytes = 48 << 10;
-  // A device the table does not know, with matrix units: fast's RGBA32F
-  // path there is approximate.
+  // A device the table does not know, with matrix units (fast plans other
+  // kernels there).
   devices.push_back(devices[1]);
   devices.back().vendor_id = 0x10de;
   devices.back().device_id = 1;
