@@ -28,8 +28,8 @@ constexpr char kAutoRule[] =
     "fastest variant measured there that can plan the request and is exact, or, when "
     "min_psnr_db > 0, states a PSNR >= min_psnr_db for it. Elsewhere the fallback rule: with "
     "min_psnr_db > 0, large_radius from radius 32 when its stated PSNR is enough (its cost "
-    "does not grow with the radius); otherwise on GPUs exact up to radius 6, then fast; on "
-    "CPUs tiled_halo when its tile and halo fit the shared memory, else tuned when lines fit "
+    "does not grow with the radius); otherwise on GPUs exact up to radius 6, then fast where fast's plan for the request is "
+    "exact (else as on CPUs); on CPUs tiled_halo when its tile and halo fit the shared memory, else tuned when lines fit "
     "or chunk, else exact. Never an approximate variant when min_psnr_db is 0; radius 0 is "
     "exact (a copy)";
 
