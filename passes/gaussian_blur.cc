@@ -28,9 +28,9 @@ constexpr char kAutoRule[] =
     "fastest variant measured there that can plan the request and is exact, or, when "
     "min_psnr_db > 0, states a PSNR >= min_psnr_db for it. Elsewhere the fallback rule: with "
     "min_psnr_db > 0, large_radius from radius 32 when its stated PSNR is enough (its cost "
-    "does not grow with the radius); otherwise on GPUs exact up to radius 6, then fast where fast's plan for the request is "
-    "exact (else as on CPUs); on CPUs tiled_halo when its tile and halo fit the shared memory, else tuned when lines fit "
-    "or chunk, else exact. Never an approximate variant when min_psnr_db is 0; radius 0 is "
+    "does not grow with the radius); otherwise on GPUs exact up to radius 6, then fast where "
+    "fast's plan for the request is exact (else as on CPUs); on CPUs tiled_halo when its tile "
+    "and halo fit the shared memory, else tuned when lines fit or chunk, else exact. Never an approximate variant when min_psnr_db is 0; radius 0 is "
     "exact (a copy)";
 
 graph::PassSchema BlurSchema() {
@@ -170,7 +170,7 @@ std::string AutoBlurVariant(const BlurConfig& config, double min_psnr_db) {
     // and allowed): the rule holds by what the plan states, not by the
     // variant's name.
     const std::optional<double> p = StatedPsnr("fast", config);
-    if (p && (std::isinf(*p) || (min_psnr_db > 0 && *p >= min_psnr_db))) return "fast";
+    if (p && AdmitsStatedPsnr(*p, min_psnr_db)) return "fast";
   }
   for (const char* candidate : {"tiled_halo", "tuned"}) {
     if (CanPlan(candidate, config)) return candidate;

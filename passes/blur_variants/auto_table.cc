@@ -18,6 +18,11 @@ double LogDistance(double a, double b) {
 
 std::span<const AutoTableRow> BuiltinAutoTable() { return kAutoTable; }
 
+bool AdmitsStatedPsnr(double stated, double min_psnr_db) {
+  const bool exact = std::isinf(stated) && stated > 0;
+  return exact || (min_psnr_db > 0 && stated >= min_psnr_db);
+}
+
 std::optional<std::string> ChooseFromTable(std::span<const AutoTableRow> table,
                                            const AutoQuery& query, const StatedPsnrFn& stated) {
   // The nearest measured size, then the nearest measured radius at it.
@@ -53,8 +58,7 @@ std::optional<std::string> ChooseFromTable(std::span<const AutoTableRow> table,
     if (it == psnr.end()) it = psnr.emplace(row.variant, stated(row.variant)).first;
     const std::optional<double>& p = it->second;
     if (!p) continue;  // cannot plan this request
-    const bool exact = std::isinf(*p) && *p > 0;
-    if (!exact && !(query.min_psnr_db > 0 && *p >= query.min_psnr_db)) continue;
+    if (!AdmitsStatedPsnr(*p, query.min_psnr_db)) continue;
     fastest = row.total_us;
     choice = row.variant;
   }

@@ -44,6 +44,11 @@ struct AutoQuery {
 // +infinity when exact, else the PSNR (dB) its plan states.
 using StatedPsnrFn = std::function<std::optional<double>(std::string_view variant)>;
 
+// Whether a request with `min_psnr_db` admits a variant whose plan states
+// `stated` (+infinity: exact): exact always, approximate only when
+// min_psnr_db > 0 and the stated PSNR reaches it.
+bool AdmitsStatedPsnr(double stated, double min_psnr_db);
+
 // The table's choice: the device's rows for the working format at the
 // measured size and radius nearest the request's (in log scale), the
 // fastest variant among those the request admits (exact, or stated PSNR >=
