@@ -199,10 +199,15 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(Instance& instance,
   caps.shader_float16 = f12.shaderFloat16 && f11.storageBuffer16BitAccess;
   caps.storage_int8 = f12.storageBuffer8BitAccess && f12.shaderInt8;
   // The matrix shader is written for 32-wide subgroups and fp16 storage.
-  // GL_NV_cooperative_matrix's scopes come with the Vulkan memory model.
+  // GL_NV_cooperative_matrix's scopes come with the Vulkan memory model. Its
+  // RGBA32F build votes and reduces across the subgroup (each block's band).
+  constexpr VkSubgroupFeatureFlags kMatrixSubgroupOps =
+      VK_SUBGROUP_FEATURE_VOTE_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+  const bool matrix_subgroup_ops = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
+                                   (subgroup.supportedOperations & kMatrixSubgroupOps) == kMatrixSubgroupOps;
   caps.f16_matrix_product_16 = options.matrix_units && matrix_extension && fmatrix.cooperativeMatrix &&
                                caps.shader_float16 && caps.subgroup_size == 32 &&
-                               f12.vulkanMemoryModel &&
+                               f12.vulkanMemoryModel && matrix_subgroup_ops &&
                                HasF16MatrixProduct16(physical);
   caps.pipeline_statistics = options.pipeline_statistics && executable_extension &&
                              fexecutable.pipelineExecutableInfo;

@@ -60,9 +60,11 @@ graph::PassSchema BlurSchema() {
                             "steps over pixels",
                             int64_t{64}, 3, 2 * kMaxBlurRadius + 1};
   graph::ParamSpec min_psnr{"min_psnr_db", graph::ParamType::kFloat,
-                            "auto only: 0 (default) picks exact variants only; > 0 also admits "
-                            "an approximate one whose plan states at least this PSNR (dB, "
-                            "against exact on uniform noise)",
+                            "what the request allows: 0 (default) float rounding only; > 0 "
+                            "also an approximation whose plan states at least this PSNR (dB, "
+                            "against exact on uniform noise): auto may then pick an "
+                            "approximate variant, and fast in RGBA32F may run through fp16 on "
+                            "matrix units",
                             0.0, 0.0, 1000.0};
   schema.params = {radius, sigma, BorderParamSpec(), axes, variant, max_taps, min_psnr};
   schema.variant_param = "variant";
@@ -95,8 +97,9 @@ class GaussianBlurPass final : public graph::PassType {
     config.extent = ctx.input_extents[0];
     config.working = ctx.working_format;
     config.caps = ctx.caps;
+    config.min_psnr_db = ctx.params.Float("min_psnr_db");
     std::string name = ctx.params.Enum("variant");
-    if (name == "auto") name = AutoBlurVariant(config, ctx.params.Float("min_psnr_db"));
+    if (name == "auto") name = AutoBlurVariant(config, config.min_psnr_db);
     const BlurVariant* variant = FindBlurVariant(name);
     if (variant == nullptr) {  // the schema lists every variant: our invariant
       return absl::InternalError(absl::StrCat("gaussian_blur: no variant '", name, "'"));
@@ -140,8 +143,12 @@ bool CanPlan(std::string_view variant, const BlurConfig& config) {
 
 }  // namespace
 
-std::string AutoBlurVariant(const BlurConfig& config, double min_psnr_db) {
-  if (config.radius == 0) return "exact";
+std::string AutoBlurVariant(const BlurConfig& request, double min_psnr_db) {
+  if (request.radius == 0) return "exact";
+  // Candidates are planned as the request will be (fast's RGBA32F path
+  // depends on what it allows).
+  BlurConfig config = request;
+  config.min_psnr_db = min_psnr_db;
   const gpu::DeviceCaps& caps = config.caps;
   AutoQuery query;
   query.vendor_id = caps.vendor_id;

@@ -59,6 +59,7 @@ std::optional<std::string> ChooseFromTable(std::span<const AutoTableRow> table,
     const std::optional<double>& p = it->second;
     if (!p) continue;  // cannot plan this request
     if (!AdmitsStatedPsnr(*p, query.min_psnr_db)) continue;
+    if (row.approximate != !std::isinf(*p)) continue;  // measured another kernel
     fastest = row.total_us;
     choice = row.variant;
   }

@@ -24,6 +24,10 @@ struct AutoTableRow {
   int radius;
   const char* variant;
   double total_us;
+  // The measured plan was approximate (the sweep allowed it: a variant
+  // such as fast in RGBA32F plans another kernel then). A row stands for a
+  // request only where the request's plan of the variant is alike.
+  bool approximate = false;
 };
 
 // The rows measured on the devices this server knows.

@@ -29,6 +29,10 @@ struct BlurConfig {
   graph::Extent extent;
   graph::PixelFormat working = graph::PixelFormat::kRgba16F;
   gpu::DeviceCaps caps;
+  // What the request allows (its min_psnr_db): 0, float rounding only; > 0,
+  // also a kernel whose plan states at least this PSNR. "auto" chooses by
+  // it; `fast` in RGBA32F takes its fp16 path on matrix units only then.
+  double min_psnr_db = 0;
 };
 
 // How far a variant's result is from the exact blur, for the catalog, the

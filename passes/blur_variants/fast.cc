@@ -11,8 +11,14 @@
 // length, tiles per step, queue depth, subgroups per workgroup) measured
 // per radius band (shaders/gaussian_blur_fast_stream.comp), beyond a
 // workgroup stages a panel with the weights split in two fp16 terms
-// (shaders/gaussian_blur_fast_tensor.comp); every other device or format
-// takes the paths above.
+// (shaders/gaussian_blur_fast_tensor.comp). In RGBA32F the same streamed
+// kernel runs up to r = 112 with each block of 16 pixels scaled into fp16
+// by a power of two chosen by its magnitude band (steps whose blocks are in
+// different bands computed in fp32): ~2^-11 of the window's largest value
+// instead of fp32's 2^-24: an approximation (its plan states a PSNR), so it
+// runs only where the request allows that much (min_psnr_db > 0, at most
+// the stated PSNR); otherwise, and on every other device, format or
+// radius, the paths above.
 // Small radii blurred on both axes take neither: one dispatch does both in
 // shared memory (shaders/gaussian_blur_fast_2d.comp), reading and writing the
 // image once instead of twice; on the matrix units streaming is faster from
@@ -42,6 +48,9 @@
 #include "kGaussianBlurFastStreamF16.h"
 #include "kGaussianBlurFastStreamPairsF16.h"
 #include "kGaussianBlurFastStreamQuadsF16.h"
+#include "kGaussianBlurFastStreamF32.h"
+#include "kGaussianBlurFastStreamPairsF32.h"
+#include "kGaussianBlurFastStreamQuadsF32.h"
 #include "kGaussianBlurFastTensorF16.h"
 
 namespace rgfx::passes {
@@ -78,9 +87,15 @@ constexpr int kShaderBothAxes = 2;
 constexpr int kShaderMatrixStream = 3;
 constexpr int kShaderMatrixStreamPairs = 4;  // the streamed kernel, two tiles per step
 constexpr int kShaderMatrixStreamQuads = 5;  // the streamed kernel, four tiles per step
+constexpr int kShaderMatrixStreamF32 = 6;       // the streamed kernels in RGBA32F:
+constexpr int kShaderMatrixStreamPairsF32 = 7;  // one, two and four tiles
+constexpr int kShaderMatrixStreamQuadsF32 = 8;  // per step
 bool IsStreamShader(int shader) {
-  return shader == kShaderMatrixStream || shader == kShaderMatrixStreamPairs ||
-         shader == kShaderMatrixStreamQuads;
+  return (shader >= kShaderMatrixStream && shader <= kShaderMatrixStreamQuads) ||
+         (shader >= kShaderMatrixStreamF32 && shader <= kShaderMatrixStreamQuadsF32);
+}
+bool IsStreamShaderF32(int shader) {
+  return shader >= kShaderMatrixStreamF32 && shader <= kShaderMatrixStreamQuadsF32;
 }
 
 // The streamed matrix kernel (gaussian_blur_fast_stream.comp) keeps the J
@@ -267,7 +282,15 @@ std::vector<std::byte> MatrixTaps(const std::vector<double>& weights) {
 // step up to J = 13): r = 24 47.6 -> 34.3, r = 64 72.7 -> 46.0, r = 80 82.9
 // -> 59, r = 96 89.9 -> 72, r = 112 120.3 -> 92. kAhead is a multiple of
 // the tiles per step: that kernel consumes blocks N at a time.
-FastStreamShape StreamShape(uint32_t blocks) {
+// RGBA32F (the kernel's WORKING_F32 build: pixels twice the bytes, each
+// block's band found on the way into the ring) measured best in two
+// tiles per step, one subgroup, 24 tiles at J = 5 and from J = 12 on, the
+// table's shapes elsewhere (H100, 1080p, µs H + V, one sweep of 9 runs a
+// point, docs/blur/h100-stream-shapes-rgba32f.csv: r = 32 79.6 against
+// the four-tile shape's 108.0, r = 96 161.8, r = 112 172.8 against 186.6).
+FastStreamShape StreamShape(uint32_t blocks, bool rgba32f) {
+  if (rgba32f && blocks == 5) return {24, 2, 2, 1};
+  if (rgba32f && blocks >= 12) return {24, 2, 2, 1, 48};
   if (blocks <= 3) return {12, 4, 2, 1};   // r <= 16: 32.5 at r = 16 (34.3)
   if (blocks == 4) return {16, 2, 2, 1};   // r = 24: 34.3 (47.6)
   if (blocks == 5) return {24, 4, 4, 1};   // r = 32: 41.5 (44.5; 4K 145.2 against 161.0)
@@ -307,12 +330,16 @@ std::optional<FastStreamShape> StreamShapeOverride() {
 }
 
 // Shared memory of the streamed kernel: per subgroup a ring of J + N − 1
-// blocks and N scratch blocks for N tiles per step, 16 rows of 6 uvec2 each.
+// blocks of 16 rows of 6 uvec2 and N scratch blocks for N tiles per step,
+// 16 rows of 6 uvec2 (RGBA16F) or 10 (RGBA32F).
 uint64_t StreamRingBlocks(uint32_t radius, const FastStreamShape& shape) {
   return MatrixTapBlocks(radius) + shape.tiles_per_step - 1;
 }
-uint64_t StreamSharedBytes(uint32_t radius, const FastStreamShape& shape) {
-  return uint64_t{shape.warps} * (StreamRingBlocks(radius, shape) + shape.tiles_per_step) * 16 * 6 * 8;
+uint64_t StreamSharedBytes(uint32_t radius, const FastStreamShape& shape, bool f32) {
+  const uint64_t ring = StreamRingBlocks(radius, shape);
+  const uint64_t per_warp =
+      (ring * 16 * 6 + shape.tiles_per_step * 16 * (f32 ? 10 : 6)) * 8;
+  return shape.warps * per_warp;
 }
 const char* TilesPerStepWords(uint32_t n) {
   return n == 1 ? "one tile" : n == 2 ? "two tiles" : "four tiles";
@@ -323,8 +350,10 @@ const char* TilesPerStepWords(uint32_t n) {
 std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineLayout& layout) {
   const uint32_t radius = static_cast<uint32_t>(config.radius);
   if (config.radius > kStreamMaxRadius) return std::nullopt;
-  const FastStreamShape shape = StreamShapeOverride().value_or(StreamShape(MatrixTapBlocks(radius)));
-  if (StreamSharedBytes(radius, shape) > config.caps.max_compute_shared_memory_bytes ||
+  const bool f32 = config.working == graph::PixelFormat::kRgba32F;
+  const FastStreamShape shape = StreamShapeOverride().value_or(StreamShape(MatrixTapBlocks(radius),
+                                                                          f32));
+  if (StreamSharedBytes(radius, shape, f32) > config.caps.max_compute_shared_memory_bytes ||
       shape.warps * 32 > config.caps.max_workgroup_invocations) {
     return std::nullopt;
   }
@@ -346,6 +375,7 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   k.shader = shape.tiles_per_step == 4   ? kShaderMatrixStreamQuads
              : shape.tiles_per_step == 2 ? kShaderMatrixStreamPairs
                                          : kShaderMatrixStream;
+  if (f32) k.shader += kShaderMatrixStreamF32 - kShaderMatrixStream;
   const uint32_t lines_adjacent = layout.in_line_stride == 1 ? 1 : 0;
   // Column passes number the line groups first, so that neighbouring
   // workgroups read neighbouring 32-byte pieces of the same rows (4 of them
@@ -365,12 +395,14 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
     return std::nullopt;  // lines beyond what one dispatch numbers: the other paths
   }
   k.details = absl::StrCat(
-      "matrix units, streamed: 16x16x16 fp16 products (fp16 weights in registers), fp32 "
-      "accumulation; each subgroup walks 4 lines along ", 16 * tiles, " outputs, ",
+      "matrix units, streamed: 16x16x16 fp16 products (fp16 weights in registers",
+      f32 ? "; fp32 pixels into fp16 scaled by their magnitude band, steps across bands in fp32"
+          : "",
+      "), fp32 accumulation; each subgroup walks 4 lines along ", 16 * tiles, " outputs, ",
       TilesPerStepWords(shape.tiles_per_step), " per step, with a ring of ",
       StreamRingBlocks(radius, shape), " blocks, ", shape.ahead,
       " loaded ahead; ", 4 * shape.warps, " lines per workgroup, ",
-      StreamSharedBytes(radius, shape), " bytes");
+      StreamSharedBytes(radius, shape, f32), " bytes");
   return k;
 }
 
@@ -394,12 +426,40 @@ double HalfWeightsError(const std::vector<double>& weights) {
   return error;
 }
 
+// The most an axis of the streamed kernel in RGBA32F is off by, as a
+// fraction of the largest magnitude in the output's window: the fp16
+// weights' error, and each value rounded to fp16 after its block's scaling
+// (at most 2^-11 of itself) under the rounded weights.
+double ScaledHalfAxisError(const std::vector<double>& weights) {
+  double sum = 0;
+  for (size_t k = 0; k < weights.size(); ++k) {
+    sum += (k == 0 ? 1 : 2) * std::abs(HalfToDouble(DoubleToHalf(weights[k])));
+  }
+  return HalfWeightsError(weights) + std::ldexp(sum, -11);
+}
+
+// Whether the request allows `fast` RGBA32F's fp16 path: an approximation
+// (min_psnr_db > 0) no better than the PSNR its bound states for the
+// request's axes. Never by default: RGBA32F is asked for fp32 accuracy,
+// which the line paths keep.
+bool AllowsScaledHalf(const BlurConfig& config) {
+  if (!(config.min_psnr_db > 0)) return false;
+  const int axes = config.axes == "both" ? 2 : 1;
+  const double error = axes * ScaledHalfAxisError(GaussianWeights(config.radius, config.sigma));
+  return -20 * std::log10(error) >= config.min_psnr_db;
+}
+
 // The matrix path's kernel for one axis, or nothing when the device, the
 // format or the shared memory (the panel grows with the radius) rules it out.
+// RGBA32F streams where the request allows its approximation (else, and
+// beyond the stream's radii, the line paths: the panel kernel reads fp16).
 std::optional<StepKernel> PlanMatrixStep(const BlurConfig& config, const LineLayout& layout) {
-  if (!config.caps.f16_matrix_product_16 || config.working != graph::PixelFormat::kRgba16F) {
-    return std::nullopt;
+  if (!config.caps.f16_matrix_product_16) return std::nullopt;
+  if (config.working == graph::PixelFormat::kRgba32F) {
+    if (!AllowsScaledHalf(config)) return std::nullopt;
+    return PlanMatrixStream(config, layout);
   }
+  if (config.working != graph::PixelFormat::kRgba16F) return std::nullopt;
   if (std::optional<StepKernel> k = PlanMatrixStream(config, layout)) return k;
   const uint32_t radius = static_cast<uint32_t>(config.radius);
   for (const MatrixShape shape : kMatrixShapes) {
@@ -510,11 +570,13 @@ class FastBlur final : public BlurVariant {
     }
     const uint32_t shared_pixels = static_cast<uint32_t>((shared - weight_bytes) / pixel_bytes);
     bool matrix = false, streamed = false;
+    int scaled_axes = 0;  // RGBA32F axes streamed in fp16
     for (const Axis& a : axes) {
       if (std::optional<StepKernel> m = PlanMatrixStep(config, a.layout)) {
         prepared.steps.push_back(*m);
         matrix = true;
         streamed = streamed || IsStreamShader(m->shader);
+        scaled_axes += IsStreamShaderF32(m->shader) ? 1 : 0;
         continue;
       }
       StepKernel k;
@@ -547,6 +609,26 @@ class FastBlur final : public BlurVariant {
       prepared.steps.push_back(k);
     }
     if (matrix) plan.constants.push_back(MatrixTaps(weights));
+    if (scaled_axes > 0) {
+      // Worst case over both axes: the second reads the first's output,
+      // whose largest magnitude is at most the input's (weights sum to 1).
+      const double error = scaled_axes * ScaledHalfAxisError(weights);
+      const double psnr = -20 * std::log10(error);
+      prepared.accuracy = {
+          false,
+          absl::StrFormat(
+              "approximate: every tap, fp32 accumulation, but on the matrix units each RGBA32F "
+              "value enters as fp16, scaled by a power of two per block of 16 pixels of 4 "
+              "lines by its magnitude band, and the weights as fp16: off by at most %.1e of the "
+              "largest magnitude in the output's window across its group of 4 lines (fp32 "
+              "arithmetic: ~1e-7), at any scale of the image; where a step's blocks span bands "
+              "or hold inf or NaN, its outputs are computed in fp32 (inf and NaN spread as in "
+              "the fp32 paths); stated PSNR %.1f dB is that bound for values in [0, 1]; taken "
+              "because the request allows it (min_psnr_db), else fp32 line paths",
+              error, psnr),
+          psnr};
+      return absl::OkStatus();
+    }
     // The streamed kernel's fp16 weights dominate where any axis streams.
     const std::string accuracy =
         streamed ? absl::StrFormat(
@@ -576,6 +658,21 @@ class FastBlur final : public BlurVariant {
                         kGaussianBlurFast2dF32, 3, sizeof(push));
       const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(0)};
       return ctx.Dispatch(shader, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
+    }
+    if (IsStreamShaderF32(k.shader)) {
+      const StreamPush stream_push{push, k.segment};
+      const gpu::ShaderCode shader =
+          k.shader == kShaderMatrixStreamQuadsF32
+              ? gpu::ShaderCode{"gaussian_blur_fast_stream_quads_f32",
+                                kGaussianBlurFastStreamQuadsF32, 4, sizeof(stream_push)}
+          : k.shader == kShaderMatrixStreamPairsF32
+              ? gpu::ShaderCode{"gaussian_blur_fast_stream_pairs_f32",
+                                kGaussianBlurFastStreamPairsF32, 4, sizeof(stream_push)}
+              : gpu::ShaderCode{"gaussian_blur_fast_stream_f32", kGaussianBlurFastStreamF32, 4,
+                                sizeof(stream_push)};
+      const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(1),
+                                          ctx.constants(0)};
+      return ctx.Dispatch(shader, k.spec, buffers, stream_push, k.groups_x, k.groups_y, 1);
     }
     if (IsStreamShader(k.shader)) {
       const StreamPush stream_push{push, k.segment};
@@ -637,8 +734,8 @@ absl::StatusOr<FastStreamShape> ParseFastStreamShape(const std::string& text) {
   return FastStreamShape{v[0], v[1], v[2], v[3]};
 }
 
-FastStreamShape FastStreamShapeFor(int radius) {
-  return StreamShape(MatrixTapBlocks(static_cast<uint32_t>(std::max(radius, 0))));
+FastStreamShape FastStreamShapeFor(int radius, bool rgba32f) {
+  return StreamShape(MatrixTapBlocks(static_cast<uint32_t>(std::max(radius, 0))), rgba32f);
 }
 
 int FastMatrixMaxRadius(const gpu::DeviceCaps& caps) {

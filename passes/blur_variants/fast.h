@@ -17,8 +17,9 @@ namespace rgfx::passes {
 // matrix units.
 int FastMatrixMaxRadius(const gpu::DeviceCaps& caps);
 
-// The streamed matrix kernel's shape at a radius (up to 112, RGBA16F),
-// chosen per weight-block count from measurements (fast.cc has them).
+// The streamed matrix kernel's shape at a radius (up to 112) for RGBA16F
+// or (rgba32f) RGBA32F, chosen per weight-block count from measurements
+// (fast.cc has them).
 struct FastStreamShape {
   uint32_t max_tiles;       // 16-output tiles per subgroup segment, at most
   uint32_t ahead;           // blocks loaded ahead of the products (a multiple of tiles_per_step)
@@ -29,7 +30,7 @@ struct FastStreamShape {
   // beyond max_tiles.
   uint32_t long_tiles = 0;
 };
-FastStreamShape FastStreamShapeFor(int radius);
+FastStreamShape FastStreamShapeFor(int radius, bool rgba32f = false);
 
 // For benchmarks that measure the shapes against each other
 // (rgfx-gpu-bench --sweep_stream_shapes): while set, every plan made from

@@ -6,8 +6,10 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_KHR_shader_subgroup_basic : require
-// gaussian_blur "fast" on the matrix units, streamed (RGBA16F working format
-// only): the products of gaussian_blur_fast_tensor.comp,
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_vote : require
+// gaussian_blur "fast" on the matrix units, streamed (RGBA16F, and RGBA32F
+// through fp16 in bands: see WORKING_F32 below): the products of gaussian_blur_fast_tensor.comp,
 //   Y_s = Σ_j T_j · X_{s+j},  j = 0 .. J−1,  J = 1 + ⌈2R/16⌉,
 // T_j[a][b] = w(16j + b − R − a), X_k[b][4l + c] = channel c of pixel
 // (first − R + 16k + b) of line l, but each subgroup walks its own 4 lines
@@ -65,7 +67,35 @@ const int kBlockWords = 16 * kRowWords;
 // scratch blocks. Built with TILES_PER_STEP = 1, 2 and 4.
 const int kTilesPerStep = TILES_PER_STEP;
 const int kSlots = kTaps16 + kTilesPerStep - 1;
-const int kWarpWords = (kTaps16 + 2 * kTilesPerStep - 1) * kBlockWords;
+#ifdef WORKING_F32
+// RGBA32F (WORKING_F32): pixels are read and written in fp32 and enter the
+// ring as fp16 scaled by 2^shift, shift = 11 − 18·band, where a block's band
+// follows the exponent E of its largest magnitude: band b holds E in
+// [−14 + 18b, 3 + 18b], so the block's largest lands in [2^-3, 2^15) —
+// within fp16's range, and at least 2^11 times fp16's smallest normal, so
+// every value keeps fp16's 11 bits relative to its block's largest (less
+// only where itself below 2^-11 of it). Band 0 holds blocks whose largest is
+// in [2^-14, 16): images in [0, 1] and most HDR. Where every block a step
+// reads is in one band (or all zero), the step runs on the matrix units
+// and its sums are scaled back by 2^-shift once (powers of two: exact);
+// elsewhere (bands meet, or a block holds inf or NaN) its tiles are
+// computed in fp32 from memory, as the line paths do (so inf and NaN
+// spread exactly as there). Scaling inside the products instead (each
+// block's product scaled as it is added) measured 143.6 µs against 93.7 at
+// r = 64 (H100, 1080p). So an axis is off by at most Σ|w − fp16(w)| +
+// 2^-11·Σ|w| of the largest magnitude in the output's window and its
+// 4-line group (fast.cc states it). The fp32 results go through a scratch
+// of 16 rows of 4 pixels (8 uvec2) plus 2 of padding.
+#define PIXEL uvec4
+const int kScratchRowWords = 10;
+const int kBandZero = 1000;   // a block of zeros: any band
+const int kBandBad = -1000;   // inf or NaN: fp32
+#else
+#define PIXEL uvec2
+const int kScratchRowWords = kRowWords;
+#endif
+const int kScratchWords = 16 * kScratchRowWords;
+const int kWarpWords = kSlots * kBlockWords + kTilesPerStep * kScratchWords;
 
 layout(push_constant) uniform Push {
   uint n;
@@ -77,12 +107,21 @@ layout(push_constant) uniform Push {
                // segment length shares the pipeline)
 } pc;
 
-layout(std430, binding = 0) readonly buffer SrcBlock { uvec2 src[]; };
-layout(std430, binding = 1) writeonly buffer DstBlock { uvec2 dst[]; };
+layout(std430, binding = 0) readonly buffer SrcBlock { PIXEL src[]; };
+layout(std430, binding = 1) writeonly buffer DstBlock { PIXEL dst[]; };
 // T_j: [j][hi, lo][16 rows][16 columns], row-major; this kernel reads hi.
 layout(std430, binding = 2) readonly buffer TapsBlock { float16_t taps[]; };
 
+// The kernel's only shared array: the matrix loads and stores need 16-byte
+// alignment, which the driver gives the first shared array but not
+// necessarily others (a second array, `int band[kSlots]`, came first on
+// the H100 and put the ring 8 bytes off wherever kSlots · 4 was not a
+// multiple of 16: garbage at r = 64).
 shared uvec2 ring[kWarps * kWarpWords];
+#ifdef WORKING_F32
+// w(0) .. w(R) in fp32, for the steps computed from memory.
+layout(std430, binding = 3) readonly buffer WeightsBlock { float weights[]; };
+#endif
 
 #define F16MAT fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
 #define F32MAT fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
@@ -106,10 +145,10 @@ void LanePixel(int e, out int b, out int l) {
   }
 }
 
-uvec2 LoadPixel(int k, int b, int l) {
+PIXEL LoadPixel(int k, int b, int l) {
   const int line = line0 + l;
   const int i = BorderIndex(first - kRadius + 16 * k + b, int(pc.n), pc.border);
-  if (line >= int(pc.lines) || i < 0) return uvec2(0);
+  if (line >= int(pc.lines) || i < 0) return PIXEL(0);
   return src[uint(line) * pc.line_stride + uint(i) * pc.pixel_stride];
 }
 
@@ -123,6 +162,104 @@ void SharedBarrier() {
 
 int SlotWords(int k) { return warp_base + (k % kSlots) * kBlockWords; }
 
+int b0, l0, b1, l1;  // this lane's two pixels of a block (LanePixel)
+
+#ifdef WORKING_F32
+// The bands of the blocks that entered the ring so far, in order, reduced
+// to what decides whether the ring's window of blocks s .. s + kSlots − 1
+// is in one band: the latest non-zero block's band and index, the index of
+// the non-zero block before the latest change of band (a window that
+// reaches back to it holds two bands), and the latest block with inf or
+// NaN. Every lane computes the same values (each block's band comes from a
+// subgroup reduction), so branches on them are uniform; kept in registers
+// instead of a band per ring slot in shared memory, which each step had to
+// read back (kSlots loads on the kernel's critical path).
+int current_band = kBandZero, latest_nonzero = -1, mixed_until = -1, latest_bad = -1;
+void Track(int k, int b) {
+  if (b == kBandBad) {
+    latest_bad = k;
+  } else if (b != kBandZero) {
+    if (current_band != kBandZero && b != current_band) mixed_until = latest_nonzero;
+    current_band = b;
+    latest_nonzero = k;
+  }
+}
+int Shift(int b) { return clamp(11 - 18 * b, -126, 126); }
+float PowerOfTwo(int e) { return uintBitsToFloat(uint(127 + e) << 23); }  // e in [-126, 127]
+#endif
+
+#ifdef WORKING_F32
+int BandOfExponent(int exponent) {  // -127: zeros (or fp32 denormals), 128: inf, NaN
+  return exponent == 128 ? kBandBad
+         : exponent == -127 ? kBandZero
+                            : (exponent + 14 + 18 * 8) / 18 - 8;  // floor
+}
+void StoreScaled(int k, vec4 x0, vec4 x1, float scale) {
+  const f16vec4 h0 = f16vec4(x0 * scale), h1 = f16vec4(x1 * scale);
+  ring[SlotWords(k) + b0 * kRowWords + l0] = uvec2(packFloat2x16(h0.xy), packFloat2x16(h0.zw));
+  ring[SlotWords(k) + b1 * kRowWords + l1] = uvec2(packFloat2x16(h1.xy), packFloat2x16(h1.zw));
+}
+#endif
+
+// Block k (this lane's pixels p0, p1) into its ring slot: RGBA16F as read,
+// RGBA32F scaled into fp16 by its band (see kScratchRowWords), found by a
+// subgroup reduction (the first blocks of a segment, and steps where the
+// band changes: see StoreInGuessedBand).
+void RingStore(int k, PIXEL p0, PIXEL p1) {
+#ifdef WORKING_F32
+  const vec4 x0 = uintBitsToFloat(p0), x1 = uintBitsToFloat(p1);
+  const vec4 m4 = max(abs(x0), abs(x1));
+  // Non-negative floats order as their bits; NaN above inf above finite.
+  const uint lane_top = floatBitsToUint(max(max(m4.x, m4.y), max(m4.z, m4.w)));
+  const int b = BandOfExponent(int(subgroupMax(lane_top) >> 23) - 127);
+  StoreScaled(k, x0, x1, b == kBandBad || b == kBandZero ? 1.0 : PowerOfTwo(Shift(b)));
+  Track(k, b);
+#else
+  ring[SlotWords(k) + b0 * kRowWords + l0] = p0;
+  ring[SlotWords(k) + b1 * kRowWords + l1] = p1;
+#endif
+}
+
+#ifdef WORKING_F32
+// Block k into its ring slot in band `guess` (scale 2^Shift(guess)), the
+// band of the blocks before it; true where that is the block's own band
+// (two votes: no lane above the band, some lane in it) or the block is all
+// zeros. Waiting for each block's reduction before its stores cost 33 µs at
+// r = 64 (H100, 1080p, H + V: 136.4 against 102.7 with one band for all),
+// and a branch per block on the votes held the next loads back behind it;
+// so a step stores its blocks in the guessed band without waiting, and only
+// a step where some block's band differs stores its blocks again through
+// RingStore (a uniform branch, once per step).
+bool StoreInGuessedBand(int k, PIXEL p0, PIXEL p1, int guess, float scale) {
+  const vec4 x0 = uintBitsToFloat(p0), x1 = uintBitsToFloat(p1);
+  StoreScaled(k, x0, x1, scale);
+  const vec4 m4 = max(abs(x0), abs(x1));
+  const uint lane_top = floatBitsToUint(max(max(m4.x, m4.y), max(m4.z, m4.w)));
+  const int lane_exponent = int(lane_top >> 23) - 127;
+  const bool zeros = subgroupAll(lane_top == 0u);
+  Track(k, zeros ? kBandZero : guess);
+  return subgroupAll(lane_exponent <= 3 + 18 * guess) &&
+         (zeros || subgroupAny(lane_exponent >= -14 + 18 * guess));
+}
+#endif
+
+#ifdef WORKING_F32
+// Output i of line `line` straight from memory in fp32, every tap (the
+// line paths' arithmetic): the steps whose blocks are in different bands.
+vec4 DirectOutput(int line, int i) {
+  vec4 sum = vec4(0.0);
+  if (line >= int(pc.lines)) return sum;
+  for (int d = -kRadius; d <= kRadius; ++d) {
+    const int at = BorderIndex(i + d, int(pc.n), pc.border);
+    if (at >= 0) {
+      sum += weights[abs(d)] *
+             uintBitsToFloat(src[uint(line) * pc.line_stride + uint(at) * pc.pixel_stride]);
+    }
+  }
+  return sum;
+}
+#endif
+
 void main() {
   const int warp = int(gl_SubgroupID);
   warp_base = warp * kWarpWords;
@@ -132,28 +269,24 @@ void main() {
   first = int(group.x) * int(pc.tiles) * 16;
   // Blocks this segment reads: its tiles' and the halo's.
   const int blocks = int(pc.tiles) + kTaps16 - 1;
-  int b0, l0, b1, l1;
   LanePixel(0, b0, l0);
   LanePixel(1, b1, l1);
 
   // The first J − 1 blocks straight into the ring (all loads, then the
   // stores), the next kAhead into registers.
   {
-    uvec2 p[2 * (kTaps16 - 1) + 1];
+    PIXEL p[2 * (kTaps16 - 1) + 1];
     [[unroll]] for (int k = 0; k < kTaps16 - 1; ++k) {
       p[2 * k] = LoadPixel(k, b0, l0);
       p[2 * k + 1] = LoadPixel(k, b1, l1);
     }
-    [[unroll]] for (int k = 0; k < kTaps16 - 1; ++k) {
-      ring[SlotWords(k) + b0 * kRowWords + l0] = p[2 * k];
-      ring[SlotWords(k) + b1 * kRowWords + l1] = p[2 * k + 1];
-    }
+    [[unroll]] for (int k = 0; k < kTaps16 - 1; ++k) RingStore(k, p[2 * k], p[2 * k + 1]);
   }
-  uvec2 queue[2 * kAhead];
+  PIXEL queue[2 * kAhead];
   [[unroll]] for (int u = 0; u < kAhead; ++u) {
     const int k = kTaps16 - 1 + u;
-    queue[2 * u] = k < blocks ? LoadPixel(k, b0, l0) : uvec2(0);
-    queue[2 * u + 1] = k < blocks ? LoadPixel(k, b1, l1) : uvec2(0);
+    queue[2 * u] = k < blocks ? LoadPixel(k, b0, l0) : PIXEL(0);
+    queue[2 * u + 1] = k < blocks ? LoadPixel(k, b1, l1) : PIXEL(0);
   }
 
   F16MAT t[kTaps16];
@@ -177,17 +310,51 @@ void main() {
       if (s >= int(pc.tiles)) break;
       const int k = s + kTaps16 - 1;  // blocks k .. k + N − 1 enter the ring
       SharedBarrier();
+#ifdef WORKING_F32
+      const int guess = current_band == kBandZero ? 0 : current_band;
+      const float guess_scale = PowerOfTwo(Shift(guess));
+      const int saved_band = current_band, saved_nonzero = latest_nonzero;
+      const int saved_mixed = mixed_until, saved_bad = latest_bad;
+      bool guessed = true;
+#endif
       [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
         const int w = 2 * (kTilesPerStep * u + q);
-        ring[SlotWords(k + q) + b0 * kRowWords + l0] = queue[w];
-        ring[SlotWords(k + q) + b1 * kRowWords + l1] = queue[w + 1];
+#ifdef WORKING_F32
+        guessed = StoreInGuessedBand(k + q, queue[w], queue[w + 1], guess, guess_scale) && guessed;
+#else
+        RingStore(k + q, queue[w], queue[w + 1]);
+#endif
         if (k + q + kAhead < blocks) {
           queue[w] = LoadPixel(k + q + kAhead, b0, l0);
           queue[w + 1] = LoadPixel(k + q + kAhead, b1, l1);
         }
       }
+#ifdef WORKING_F32
+      if (!guessed) {
+        // The band changes (or inf or NaN arrived): the step's blocks again,
+        // each in its own band, read again from memory (the queue already
+        // holds the next ones), the bands tracked again from before them.
+        current_band = saved_band;
+        latest_nonzero = saved_nonzero;
+        mixed_until = saved_mixed;
+        latest_bad = saved_bad;
+        [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
+          RingStore(k + q, LoadPixel(k + q, b0, l0), LoadPixel(k + q, b1, l1));
+        }
+      }
+#endif
       SharedBarrier();
 
+#ifdef WORKING_F32
+      float unscale;
+      // The step reads blocks s .. s + kSlots − 1.
+      const bool one_band = s > mixed_until && s > latest_bad;
+      // The matrix operations run in every step, outside any branch
+      // (cooperative-matrix operations must be reached by the whole
+      // subgroup; one_band is uniform, but nothing here makes the compiler
+      // prove it); a step across bands then overwrites their results below
+      // (such steps are rare: where magnitudes jump by 2^18 or more).
+#endif
       F32MAT acc[kTilesPerStep];
       [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) acc[q] = F32MAT(0.0);
       [[unroll]] for (int j = 0; j < kTaps16 + kTilesPerStep - 1; ++j) {
@@ -197,9 +364,37 @@ void main() {
           if (j - q >= 0 && j - q < kTaps16) acc[q] = coopMatMulAddNV(t[j - q], x, acc[q]);
         }
       }
+#ifdef WORKING_F32
       [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
-        coopMatStoreNV(F16MAT(acc[q]), ring, uint(scratch + q * kBlockWords), uint(kRowWords), false);
+        coopMatStoreNV(acc[q], ring, uint(scratch + q * kScratchWords), uint(kScratchRowWords),
+                       false);
       }
+      // The sums are scaled back as they leave the scratch.
+      // (A window of zeros after blocks of another band: zeros scaled.)
+      unscale = one_band && current_band != kBandZero ? PowerOfTwo(-Shift(current_band)) : 1.0;
+      if (!one_band) {
+        // The matrix store above wrote words of any lane's pixels: let it
+        // finish before each lane overwrites its own (uniform: every lane
+        // tracked the same bands).
+        SharedBarrier();
+        // This lane's outputs of the step's tiles, into the scratch where
+        // the products would have gone.
+        [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
+          [[unroll]] for (int e = 0; e < 2; ++e) {
+            const int a = e == 0 ? b0 : b1, l = e == 0 ? l0 : l1;
+            const uvec4 v = floatBitsToUint(DirectOutput(line0 + l, first + 16 * (s + q) + a));
+            const int at = scratch + q * kScratchWords + a * kScratchRowWords + 2 * l;
+            ring[at] = v.xy;
+            ring[at + 1] = v.zw;
+          }
+        }
+      }
+#else
+      [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
+        coopMatStoreNV(F16MAT(acc[q]), ring, uint(scratch + q * kScratchWords),
+                       uint(kScratchRowWords), false);
+      }
+#endif
       SharedBarrier();
 
       [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
@@ -209,8 +404,13 @@ void main() {
           const int line = line0 + l;
           const int i = first + 16 * (s + q) + a;
           if (line < int(pc.lines) && i < int(pc.n)) {
-            dst[uint(line) * pc.line_stride + uint(i) * pc.pixel_stride] =
-                ring[scratch + q * kBlockWords + a * kRowWords + l];
+            const int at = scratch + q * kScratchWords + a * kScratchRowWords;
+#ifdef WORKING_F32
+            dst[uint(line) * pc.line_stride + uint(i) * pc.pixel_stride] = floatBitsToUint(
+                unscale * uintBitsToFloat(uvec4(ring[at + 2 * l], ring[at + 2 * l + 1])));
+#else
+            dst[uint(line) * pc.line_stride + uint(i) * pc.pixel_stride] = ring[at + l];
+#endif
           }
         }
       }

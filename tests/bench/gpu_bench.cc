@@ -57,6 +57,11 @@ ABSL_FLAG(bool, pipeline_statistics, true,
 ABSL_FLAG(std::string, stream_shape, "",
           "fast's streamed matrix kernel in this shape instead of the plan's, "
           "max_tiles:ahead:tiles_per_step:warps (e.g. 24:2:2:1), to compare shapes");
+ABSL_FLAG(double, min_psnr_db, 0,
+          "the blur's min_psnr_db, what the request allows (sweeps too): 0 float rounding "
+          "only; > 0 also an approximation stating at least this PSNR (auto may choose one, "
+          "fast in RGBA32F runs through fp16 on matrix units; the CSV's stated_psnr_db says "
+          "which plans were approximate)");
 ABSL_FLAG(bool, large_radius_boxes, false,
           "large_radius uses its box stack even where its recursive path can run (in a sweep, "
           "list the variant as large_radius:boxes to time both)");
@@ -244,6 +249,7 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
           graph::PassDesc blur{"blur", "gaussian_blur", {"image"}, {"soft"}, {}};
           blur.params.Set("radius", int64_t{radius});
           blur.params.Set("variant", variant);
+          blur.params.Set("min_psnr_db", absl::GetFlag(FLAGS_min_psnr_db));
           desc.passes.push_back(blur);
           desc.outputs.push_back({"soft", graph::PixelFormat::kRgba8});
           auto compiled = graph::Compile(desc, registry, caps, limits);
@@ -405,6 +411,7 @@ int Main() {
   blur.params.Set("radius", int64_t{absl::GetFlag(FLAGS_radius)});
   if (absl::GetFlag(FLAGS_sigma) > 0) blur.params.Set("sigma", absl::GetFlag(FLAGS_sigma));
   blur.params.Set("variant", absl::GetFlag(FLAGS_variant));
+  blur.params.Set("min_psnr_db", absl::GetFlag(FLAGS_min_psnr_db));
   desc.passes.push_back(blur);
   desc.outputs.push_back({"soft", graph::PixelFormat::kRgba8});
   auto compiled = OrDie(graph::Compile(desc, registry, caps, limits));

@@ -18,15 +18,16 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// A device measured at 1080p and 4096², radii 4 and 256.
+// A device measured at 1080p and 4096², radii 4 and 256 (large_radius and
+// decimated measured approximate, as they always plan).
 const AutoTableRow kTable[] = {
     {0x10de, 0x2330, "GPU", "rgba16f", 1920, 1080, 4, "exact", 50},
     {0x10de, 0x2330, "GPU", "rgba16f", 1920, 1080, 4, "fast", 60},
-    {0x10de, 0x2330, "GPU", "rgba16f", 1920, 1080, 4, "large_radius", 40},
+    {0x10de, 0x2330, "GPU", "rgba16f", 1920, 1080, 4, "large_radius", 40, true},
     {0x10de, 0x2330, "GPU", "rgba16f", 1920, 1080, 256, "fast", 900},
     {0x10de, 0x2330, "GPU", "rgba16f", 1920, 1080, 256, "tiled_halo", 1200},
-    {0x10de, 0x2330, "GPU", "rgba16f", 1920, 1080, 256, "large_radius", 45},
-    {0x10de, 0x2330, "GPU", "rgba16f", 1920, 1080, 256, "decimated", 30},
+    {0x10de, 0x2330, "GPU", "rgba16f", 1920, 1080, 256, "large_radius", 45, true},
+    {0x10de, 0x2330, "GPU", "rgba16f", 1920, 1080, 256, "decimated", 30, true},
     {0x10de, 0x2330, "GPU", "rgba16f", 4096, 4096, 256, "tiled_halo", 3000},
     {0x10de, 0x2330, "GPU", "rgba16f", 4096, 4096, 256, "fast", 4000},
     {0x10de, 0x2330, "GPU", "rgba32f", 1920, 1080, 256, "tuned", 100},
@@ -77,6 +78,33 @@ TEST(AutoTable, ApproximateOnlyWhenItsStatedPsnrIsEnough) {
   EXPECT_EQ(ChooseFromTable(kTable, Query(256, 1920 * 1080, 43), Stated), "decimated");
 }
 
+// A variant measured both ways (fast in RGBA32F: fp32 line paths for an
+// exact request, fp16 on matrix units where the request allows): each row
+// stands only for requests whose plan of the variant is alike, so an exact
+// request is never ranked by the approximate kernel's time, nor an
+// approximate one by the exact kernel's.
+TEST(AutoTable, RowsStandForPlansOfTheirOwnAccuracy) {
+  const AutoTableRow table[] = {
+      {0x10de, 0x2330, "GPU", "rgba32f", 1920, 1080, 64, "fast", 170},
+      {0x10de, 0x2330, "GPU", "rgba32f", 1920, 1080, 64, "fast", 120, true},
+      {0x10de, 0x2330, "GPU", "rgba32f", 1920, 1080, 64, "large_radius", 127, true},
+      {0x10de, 0x2330, "GPU", "rgba32f", 1920, 1080, 64, "tuned", 150},
+  };
+  AutoQuery q = Query(64);
+  q.working = "rgba32f";
+  // fast's plan is exact when the request allows nothing, approximate (57.6
+  // dB) when it allows 57.6 dB or less.
+  auto fast_as_planned = [&](std::string_view v) -> std::optional<double> {
+    if (v == "fast") return q.min_psnr_db > 0 && q.min_psnr_db <= 57.6 ? 57.6 : kInf;
+    return Stated(v);
+  };
+  EXPECT_EQ(ChooseFromTable(table, q, fast_as_planned), "tuned");  // not fast's 120
+  q.min_psnr_db = 50;
+  EXPECT_EQ(ChooseFromTable(table, q, fast_as_planned), "fast");  // 120
+  q.min_psnr_db = 60;  // fast plans exact (170); large_radius states 70
+  EXPECT_EQ(ChooseFromTable(table, q, fast_as_planned), "large_radius");
+}
+
 TEST(AutoTable, SkipsVariantsThatCannotPlanAndUnknownDevices) {
   auto no_fast = [](std::string_view v) -> std::optional<double> {
     if (v == "fast") return std::nullopt;
@@ -98,7 +126,7 @@ TEST(AutoBlurVariant, ExactRequestsGetExactVariantsEverywhere) {
   devices[1].type = "discrete";
   devices[1].max_compute_shared_memory_bytes = 48 << 10;
   // A device the table does not know, with matrix units (fast plans other
-  // kernels there).
+  // kernels there, and in RGBA32F an approximate one when allowed).
   devices.push_back(devices[1]);
   devices.back().vendor_id = 0x10de;
   devices.back().device_id = 1;
@@ -123,18 +151,20 @@ TEST(AutoBlurVariant, ExactRequestsGetExactVariantsEverywhere) {
           config.working = working;
           config.caps = caps;
           // Exact: the variant, and its plan for this request.
-          const auto planned_exact = [&](const std::string& chosen) {
+          const auto planned_exact = [&](const std::string& chosen, double min_psnr_db) {
             const BlurVariant* v = FindBlurVariant(chosen);
             if (v == nullptr || !v->exact()) return false;
             graph::PassPlan plan;
             BlurPrepared prepared;
-            return v->Plan(config, plan, prepared).ok() && prepared.accuracy.exact;
+            BlurConfig request = config;
+            request.min_psnr_db = min_psnr_db;
+            return v->Plan(request, plan, prepared).ok() && prepared.accuracy.exact;
           };
           const std::string chosen = AutoBlurVariant(config, 0.0);
-          EXPECT_TRUE(planned_exact(chosen)) << chosen << " radius " << radius;
+          EXPECT_TRUE(planned_exact(chosen, 0.0)) << chosen << " radius " << radius;
           // Allowing approximation past its stated PSNR still gives exact.
           const std::string strict = AutoBlurVariant(config, 1000.0);
-          EXPECT_TRUE(planned_exact(strict)) << strict;
+          EXPECT_TRUE(planned_exact(strict, 1000.0)) << strict;
         }
       }
     }

@@ -27,6 +27,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "passes/blur_variants/blur_variant.h"
 #include "passes/blur_variants/decimated.h"
 #include "passes/blur_variants/fast.h"
@@ -52,12 +53,13 @@ struct Case {
   std::string axes = "both";
   PixelFormat working = PixelFormat::kRgba16F;
   int max_taps = 64;
+  double min_psnr_db = 0;  // what the request allows (fast RGBA32F's fp16 path)
 
   std::string Name() const {
     return absl::StrCat(variant, " ", width, "x", height, " r=", radius,
                         " sigma=", sigma.value_or(-1), " ", border, " ", axes,
                         " working=", std::string(graph::PixelFormatName(working)),
-                        " max_taps=", max_taps);
+                        " max_taps=", max_taps, " min_psnr_db=", min_psnr_db);
   }
 };
 
@@ -73,6 +75,7 @@ graph::GraphDesc Graph(const Case& c) {
   blur.params.Set("axes", c.axes);
   blur.params.Set("variant", c.variant);
   blur.params.Set("max_taps", int64_t{c.max_taps});
+  blur.params.Set("min_psnr_db", c.min_psnr_db);
   desc.passes.push_back(blur);
   desc.outputs.push_back({"soft", PixelFormat::kRgba32F, graph::ColorSpace::kLinear,
                           graph::AlphaMode::kPremultiplied});
@@ -100,9 +103,38 @@ ImageD Reference(const Case& c, const Bytes& input) {
   return img;
 }
 
+// Whether fast's plan for `c` on the test's device streams RGBA32F through
+// fp16 (matrix units): then its plan states it approximate.
+bool FastScaledHalf(const Case& c) {
+  if (c.variant != "fast" || c.working != PixelFormat::kRgba32F) return false;
+  passes::BlurConfig config;
+  config.pass_name = "blur";
+  config.radius = c.radius;
+  config.sigma = c.sigma.value_or(c.radius / 2.0);
+  config.axes = c.axes;
+  config.extent = {uint32_t(c.width), uint32_t(c.height)};
+  config.working = c.working;
+  config.caps = testing::SharedGpu().device->caps();
+  config.min_psnr_db = c.min_psnr_db;
+  graph::PassPlan plan;
+  passes::BlurPrepared prepared;
+  return passes::FindBlurVariant("fast")->Plan(config, plan, prepared).ok() &&
+         !prepared.accuracy.exact;
+}
+
+// fast's RGBA32F bound on the matrix units, per axis, as a fraction of the
+// largest magnitude in reach (its plan states the figure for the kernel:
+// at most 7.5e-4 for σ = R/2 from r = 5 on, fp16 weights plus 2^-11).
+constexpr double kScaledHalfAxisTolerance = 8e-4;
+// What those tests allow (min_psnr_db): below the plan's stated PSNR
+// (56.9-57.8 dB for σ = R/2), so the fp16 path runs; without it fast keeps
+// fp32 (FastRgba32FIsExactUnlessAllowed).
+constexpr double kAllowScaledHalfDb = 50;
+
 double Tolerance(const Case& c) {
   const int passes = c.axes == "both" ? 2 : 1;
   if (c.working == PixelFormat::kRgba16F) return 1.5e-3;
+  if (FastScaledHalf(c)) return passes * kScaledHalfAxisTolerance;
   return 2e-5 + 4e-6 + 1.2e-7 * passes * (2 * c.radius + 1);
 }
 
@@ -332,15 +364,23 @@ TEST_F(BlurVariantsTest, FastMatrixStreamShapesMatchReference) {
                                                {48, "24:2:2:4"}, {33, "24:4:1:1"}};
   const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
   uint32_t seed = 950;
-  double worst = 0;
+  double worst = 0, worst32 = 0;
   for (const auto& [radius, text] : cases) {
     auto shape = passes::ParseFastStreamShape(text);
     ASSERT_TRUE(shape.ok()) << shape.status();
     passes::SetFastStreamShapeOverride(*shape);
-    for (auto [w, h] : {std::pair{1130, across}, std::pair{across, 1130}}) {
+    // Both formats: the RGBA32F build of the kernel (fp16 in bands) runs
+    // in every shape too, four tiles per step included, which its own
+    // table does not choose.
+    for (auto [w, h, working] : {std::tuple{1130, across, PixelFormat::kRgba16F},
+                                 std::tuple{across, 1130, PixelFormat::kRgba16F},
+                                 std::tuple{1130, across, PixelFormat::kRgba32F},
+                                 std::tuple{across, 1130, PixelFormat::kRgba32F}}) {
       Case c{"fast", w, h, radius};
       c.border = borders[seed % 4];
       c.axes = w > h ? "horizontal" : "vertical";
+      c.working = working;
+      if (working == PixelFormat::kRgba32F) c.min_psnr_db = kAllowScaledHalfDb;
       SCOPED_TRACE(text);
       const std::string details = FastLineStepDetails(caps, radius, w, h);
       if (matrix) {
@@ -351,10 +391,208 @@ TEST_F(BlurVariantsTest, FastMatrixStreamShapesMatchReference) {
       } else {
         EXPECT_THAT(details, ::testing::Not(::testing::HasSubstr("streamed")));
       }
-      worst = std::max(worst, CheckAgainstReference(c, seed++));
+      const double error = CheckAgainstReference(c, seed++);
+      if (working == PixelFormat::kRgba16F) worst = std::max(worst, error);
+      if (working == PixelFormat::kRgba32F) worst32 = std::max(worst32, error);
     }
   }
-  std::printf("worst error over these shapes %.2e (tolerance %.1e)\n", worst, 1.5e-3);
+  std::printf("worst error over these shapes %.2e (tolerance %.1e); RGBA32F %.2e (tolerance %s)\n",
+              worst, 1.5e-3, worst32,
+              matrix ? absl::StrFormat("%.1e, the fp16 bands' bound", kScaledHalfAxisTolerance).c_str()
+                     : "fp32's, 2.4e-5 plus 1.2e-7 a tap");
+}
+
+// fast in RGBA32F on matrix units: each block of 16 pixels of 4 lines
+// enters fp16 scaled by its magnitude band, steps across bands run in
+// fp32, so the error is bounded relative to the largest magnitude in
+// reach, at any scale. Checked on lines made of pieces of 100 pixels whose
+// amplitudes differ by up to 10^12 (each piece's noise times 10^u, u
+// uniform in [-6, 6]): every output within kScaledHalfAxisTolerance of the
+// largest amplitude its window reaches (through the border) across its
+// aligned group of 4 lines (one axis), every border; whole images scaled
+// by 1e-6 and 3e6 (beyond fp16's 65504) on both axes; an inf and a NaN,
+// which must reach exactly the outputs whose window holds them, as in
+// fp32; at radii that run one and two tiles per step (the shapes test
+// runs four).
+// Without matrix units fast runs its fp32 line paths here, which must meet
+// the same bounds, and the test says so.
+TEST_F(BlurVariantsTest, FastRgba32FOnMatrixUnitsHoldsItsBoundAtAnyScale) {
+  const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
+  const bool matrix = caps.f16_matrix_product_16;
+  const int across = matrix ? 601 : 23;
+  std::printf("%s: %s\n", caps.name.c_str(),
+              matrix ? "matrix units: RGBA32F streams through fp16 in magnitude bands"
+                     : "no matrix units: fp32 line paths (the fp16 path is checked on a device "
+                       "with them, see docs/blur/h100-tests-*.txt)");
+  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
+  constexpr int kPiece = 100;
+  std::mt19937 rng(4242);
+  double worst_relative = 0;
+  int index = 0;
+  for (int radius : {7, 32, 40, 64, 100}) {
+    for (auto [w, h] : {std::pair{1130, across}, std::pair{across, 1130}}) {
+      Case c{"fast", w, h, radius};
+      c.working = PixelFormat::kRgba32F;
+      c.min_psnr_db = kAllowScaledHalfDb;
+      c.border = borders[index++ % 4];
+      c.axes = w > h ? "horizontal" : "vertical";
+      SCOPED_TRACE(c.Name());
+      EXPECT_EQ(FastScaledHalf(c), matrix);
+      const bool rows = w > h;
+      const int lines = rows ? h : w, n = rows ? w : h, pieces = (n + kPiece - 1) / kPiece;
+      std::vector<double> amplitude(size_t(lines) * pieces);
+      std::uniform_real_distribution<double> u(-6.0, 6.0), unit(0.0, 1.0);
+      for (double& a : amplitude) a = std::pow(10.0, u(rng));
+      ImageD image{w, h, std::vector<double>(size_t(w) * h * 4)};
+      for (int y = 0; y < h; ++y) {
+        for (int x = 0; x < w; ++x) {
+          const int line = rows ? y : x, at = rows ? x : y;
+          for (int ch = 0; ch < 4; ++ch) {
+            image.v[(size_t(y) * w + x) * 4 + ch] =
+                amplitude[size_t(line) * pieces + at / kPiece] * unit(rng);
+          }
+        }
+      }
+      // The largest amplitude output i of a group's lines reaches.
+      const testing::Border border = testing::ParseBorder(c.border);
+      std::vector<double> reach(size_t((lines + 3) / 4) * n, 0.0);
+      for (int g = 0; g < (lines + 3) / 4; ++g) {
+        for (int i = 0; i < n; ++i) {
+          double& r = reach[size_t(g) * n + i];
+          for (int d = -radius; d <= radius; ++d) {
+            const int at = testing::BorderIndex(i + d, n, border);
+            if (at < 0) continue;
+            for (int l = 4 * g; l < std::min(4 * g + 4, lines); ++l) {
+              r = std::max(r, amplitude[size_t(l) * pieces + at / kPiece]);
+            }
+          }
+        }
+      }
+      const Bytes input = testing::EncodeClient(image, PixelFormat::kRgba32F);
+      auto run = testing::RunGraph(Graph(c), {input});
+      ASSERT_TRUE(run.ok()) << run.status();
+      const ImageD got = Decode(run->outputs[0], c);
+      const ImageD want = Reference(c, input);
+      int failures = 0;
+      for (size_t i = 0; i < want.v.size(); ++i) {
+        const int x = int(i / 4 % w), y = int(i / 4 / w);
+        const int line = rows ? y : x, at = rows ? x : y;
+        const double r = reach[size_t(line / 4) * n + at];
+        const double relative = std::abs(got.v[i] - want.v[i]) / r;
+        worst_relative = std::max(worst_relative, relative);
+        if (!(relative <= kScaledHalfAxisTolerance) && ++failures <= 5) {
+          ADD_FAILURE() << "pixel (" << x << ", " << y << ") channel " << i % 4 << ": got "
+                        << got.v[i] << ", want " << want.v[i] << ", error " << relative
+                        << " of the amplitude in reach " << r;
+        }
+      }
+    }
+  }
+  for (double scale : {1e-6, 3e6}) {
+    Case c{"fast", 1130, across, 64};
+    c.working = PixelFormat::kRgba32F;
+    c.min_psnr_db = kAllowScaledHalfDb;
+    SCOPED_TRACE(c.Name());
+    std::mt19937 seeded(77);
+    ImageD image{c.width, c.height, std::vector<double>(size_t(c.width) * c.height * 4)};
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (double& v : image.v) v = scale * unit(seeded);
+    const Bytes input = testing::EncodeClient(image, PixelFormat::kRgba32F);
+    auto run = testing::RunGraph(Graph(c), {input});
+    ASSERT_TRUE(run.ok()) << run.status();
+    const ImageD got = Decode(run->outputs[0], c);
+    const ImageD want = Reference(c, input);
+    double worst = 0;
+    for (size_t i = 0; i < want.v.size(); ++i) {
+      worst = std::max(worst, std::abs(got.v[i] - want.v[i]) / scale);
+    }
+    EXPECT_LE(worst, 2 * kScaledHalfAxisTolerance) << "scale " << scale;
+    std::printf("scale %g, both axes: worst error %.2e of the scale\n", scale, worst);
+  }
+  {
+    // One row: an inf at x = 300 (channel 0) and a NaN at x = 700 (channel
+    // 1): outputs within the radius of them are not finite in that channel;
+    // up to 16 beyond they may be (the fp32 line paths' last block of 8
+    // reads up to 7 pixels past the window under zero weights, and 0 · inf
+    // is NaN); every other output is finite and within the bound.
+    Case c{"fast", 1130, across, 40};
+    c.working = PixelFormat::kRgba32F;
+    c.min_psnr_db = kAllowScaledHalfDb;
+    c.axes = "horizontal";
+    SCOPED_TRACE(c.Name());
+    std::mt19937 seeded(78);
+    ImageD image{c.width, c.height, std::vector<double>(size_t(c.width) * c.height * 4)};
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (double& v : image.v) v = unit(seeded);
+    const int row = 9;
+    image.v[(size_t(row) * c.width + 300) * 4 + 0] = INFINITY;
+    image.v[(size_t(row) * c.width + 700) * 4 + 1] = NAN;
+    const Bytes input = testing::EncodeClient(image, PixelFormat::kRgba32F);
+    auto run = testing::RunGraph(Graph(c), {input});
+    ASSERT_TRUE(run.ok()) << run.status();
+    const ImageD got = Decode(run->outputs[0], c);
+    image.v[(size_t(row) * c.width + 300) * 4 + 0] = 0;
+    image.v[(size_t(row) * c.width + 700) * 4 + 1] = 0;
+    const ImageD want = Reference(c, testing::EncodeClient(image, PixelFormat::kRgba32F));
+    int failures = 0;
+    for (size_t i = 0; i < want.v.size(); ++i) {
+      const int x = int(i / 4 % c.width), y = int(i / 4 / c.width), ch = int(i % 4);
+      const int from = y != row || ch > 1 ? 1 << 20 : std::abs(x - (ch == 0 ? 300 : 700));
+      const bool close = std::abs(got.v[i] - want.v[i]) <= kScaledHalfAxisTolerance;
+      const bool ok = from <= c.radius        ? !std::isfinite(got.v[i])
+                      : from <= c.radius + 16 ? !std::isfinite(got.v[i]) || close
+                                              : close;
+      if (!ok && ++failures <= 5) {
+        ADD_FAILURE() << "pixel (" << x << ", " << y << ") channel " << ch << ": got "
+                      << got.v[i] << ", want "
+                      << (from <= c.radius ? "not finite" : absl::StrCat(want.v[i]));
+      }
+    }
+  }
+  std::printf("worst error over the pieces of mixed amplitude %.2e of the amplitude in reach "
+              "(tolerance %.1e)\n", worst_relative, kScaledHalfAxisTolerance);
+}
+
+// RGBA32F through `fast` in the shapes where its streamed kernel (on matrix
+// units) once gave garbage: lines of 3 to 1920 pixels, 601 to 16384 lines,
+// wrap and clamp, each axis alone, r = 16 to 64 (on the H100 a shared array
+// laid before the ring put the ring's matrix loads 8 bytes off at r = 64).
+// Elsewhere the line paths run the same cases.
+TEST_F(BlurVariantsTest, Rgba32FInTheShapesThatOnceFailed) {
+  struct D { int w, h, r; const char* border; const char* axes; };
+  for (D d : {D{3, 16384, 64, "wrap", "both"}, D{3, 4096, 64, "wrap", "horizontal"},
+              D{3, 4096, 64, "clamp", "horizontal"}, D{20, 4096, 64, "clamp", "horizontal"},
+              D{40, 4096, 64, "clamp", "horizontal"}, D{1920, 1080, 64, "clamp", "horizontal"},
+              D{1920, 1080, 48, "clamp", "horizontal"}, D{1920, 1080, 16, "clamp", "horizontal"},
+              D{1920, 1080, 64, "clamp", "vertical"}, D{1130, 601, 64, "clamp", "horizontal"}}) {
+    Case c{"fast", d.w, d.h, d.r};
+    c.working = PixelFormat::kRgba32F;
+    c.min_psnr_db = kAllowScaledHalfDb;
+    c.border = d.border;
+    c.axes = d.axes;
+    const double worst = CheckAgainstReference(c, 5);
+    std::printf("%dx%d r=%d %s %s: worst error %.3e\n", d.w, d.h, d.r, d.border, d.axes, worst);
+  }
+}
+
+// fast in RGBA32F keeps fp32 accuracy unless the request allows the fp16
+// path: min_psnr_db 0, or above the PSNR the fp16 path states, runs the
+// fp32 line paths (plan exact, fp32 tolerance) on any device; an allowance
+// at or below it runs the fp16 path where there are matrix units (plan
+// approximate, its own bound).
+TEST_F(BlurVariantsTest, FastRgba32FIsExactUnlessAllowed) {
+  const bool matrix = testing::SharedGpu().device->caps().f16_matrix_product_16;
+  uint32_t seed = 960;
+  for (double allow : {0.0, 70.0, kAllowScaledHalfDb}) {
+    Case c{"fast", 1130, 601, 64};
+    c.working = PixelFormat::kRgba32F;
+    c.min_psnr_db = allow;
+    SCOPED_TRACE(c.Name());
+    EXPECT_EQ(FastScaledHalf(c), matrix && allow == kAllowScaledHalfDb);
+    const double worst = CheckAgainstReference(c, seed++);
+    std::printf("min_psnr_db %g: %s, worst error %.2e\n", allow,
+                FastScaledHalf(c) ? "fp16 in bands" : "fp32", worst);
+  }
 }
 
 TEST_F(BlurVariantsTest, SingleAxisAndExplicitSigma) {

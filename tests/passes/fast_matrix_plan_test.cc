@@ -352,11 +352,17 @@ TEST(FastMatrixPlan, MaxRadiusIsTheLastTheMatrixPathTakes) {
   EXPECT_EQ(passes::FastMatrixMaxRadius(gpu::LavapipeLikeCaps()), -1);
 }
 
-TEST(FastMatrixPlan, LinePathsWithoutMatrixUnitsOrForRgba32F) {
+TEST(FastMatrixPlan, LinePathsWithoutMatrixUnitsOrForRgba32FUnlessAllowed) {
   gpu::DeviceCaps no_matrix = MatrixCaps();
   no_matrix.f16_matrix_product_16 = false;
+  BlurConfig allowed = Config(113, PixelFormat::kRgba32F, MatrixCaps());
+  allowed.min_psnr_db = 50;  // beyond the stream's radii even when allowed
+  BlurConfig too_strict = Config(64, PixelFormat::kRgba32F, MatrixCaps());
+  too_strict.min_psnr_db = 57.7;  // above the 57.6 dB the fp16 path states
   for (const BlurConfig& c : {Config(64, PixelFormat::kRgba16F, no_matrix),
-                              Config(64, PixelFormat::kRgba32F, MatrixCaps()),
+                              Config(64, PixelFormat::kRgba32F, no_matrix),
+                              Config(64, PixelFormat::kRgba32F, MatrixCaps()),  // exact asked
+                              allowed, too_strict,
                               Config(64, PixelFormat::kRgba16F, gpu::LavapipeLikeCaps())}) {
     const Planned p = PlanFast(c);
     ASSERT_EQ(p.prepared.steps.size(), 2u);
@@ -364,6 +370,47 @@ TEST(FastMatrixPlan, LinePathsWithoutMatrixUnitsOrForRgba32F) {
       EXPECT_THAT(k.details, testing::Not(testing::HasSubstr("matrix units")));
     }
     EXPECT_EQ(p.plan.constants.size(), 1u);
+    EXPECT_TRUE(p.prepared.accuracy.exact);
+  }
+}
+
+// RGBA32F on matrix units streams up to r = 112 (never the panel kernel,
+// which reads fp16), in its own shapes (two tiles per step at r = 32, where
+// RGBA16F takes four), with fp32 scratch rows
+// in its shared memory; the plan states it
+// approximate, with the bound of its fp16 weights and values as the PSNR;
+// only where the request allows that much (min_psnr_db).
+TEST(FastMatrixPlan, Rgba32FStreamsInBandsWhenAllowedAndSaysItIsApproximate) {
+  EXPECT_EQ(passes::FastStreamShapeFor(32, true).tiles_per_step, 2u);
+  EXPECT_EQ(passes::FastStreamShapeFor(32).tiles_per_step, 4u);
+  for (int radius : {9, 32, 40, 64, 112}) {
+    SCOPED_TRACE(radius);
+    BlurConfig config = Config(radius, PixelFormat::kRgba32F, MatrixCaps());
+    config.min_psnr_db = 50;
+    const Planned p = PlanFast(config);
+    ASSERT_EQ(p.prepared.steps.size(), 2u);
+    const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius, true);
+    const uint64_t ring = 1 + (2 * radius + 15) / 16 + shape.tiles_per_step - 1;
+    const uint64_t bytes = shape.warps * ((ring * 16 * 6 + shape.tiles_per_step * 16 * 10) * 8);
+    for (const passes::StepKernel& k : p.prepared.steps) {
+      EXPECT_THAT(k.details, testing::HasSubstr("streamed"));
+      EXPECT_THAT(k.details, testing::HasSubstr("magnitude band"));
+      EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat(bytes, " bytes")));
+    }
+    EXPECT_FALSE(p.prepared.accuracy.exact);
+    ASSERT_TRUE(p.prepared.accuracy.noise_psnr_db.has_value());
+    // The bound: per axis the fp16 weights' error plus 2^-11 of Σ|w|.
+    const std::vector<double> w = passes::GaussianWeights(radius, radius / 2.0);
+    double weights_error = 0, sum = 0;
+    for (size_t k = 0; k < w.size(); ++k) {
+      const double h = passes::HalfToDouble(passes::DoubleToHalf(w[k]));
+      weights_error += (k == 0 ? 1 : 2) * std::abs(h - w[k]);
+      sum += (k == 0 ? 1 : 2) * std::abs(h);
+    }
+    const double bound = 2 * (weights_error + std::ldexp(sum, -11));
+    EXPECT_NEAR(*p.prepared.accuracy.noise_psnr_db, -20 * std::log10(bound), 1e-9);
+    EXPECT_LT(bound, 1.6e-3);
+    EXPECT_THAT(p.prepared.accuracy.summary, testing::HasSubstr("approximate"));
   }
 }
 
