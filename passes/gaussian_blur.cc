@@ -26,12 +26,14 @@ constexpr char kAutoRule[] =
     "auto: on a device the server has measured (its table, from rgfx-gpu-bench --sweep: "
     "vendor and device id, working format, the nearest measured image size and radius), the "
     "fastest variant measured there that can plan the request and is exact, or, when "
-    "min_psnr_db > 0, states a PSNR >= min_psnr_db for it. Elsewhere the fallback rule: with "
-    "min_psnr_db > 0, large_radius from radius 32 when its stated PSNR is enough (its cost "
-    "does not grow with the radius); otherwise on GPUs exact up to radius 6, then fast where "
-    "fast's plan for the request is exact (else as on CPUs); on CPUs tiled_halo when its tile "
-    "and halo fit the shared memory, else tuned when lines fit or chunk, else exact. Never an approximate variant when min_psnr_db is 0; radius 0 is "
-    "exact (a copy)";
+    "min_psnr_db > 0, states a PSNR >= min_psnr_db for it (a variant measured both ways, as "
+    "fast in RGBA32F, by the time of the plan it gets: exact or approximate). Elsewhere the "
+    "fallback rule: with min_psnr_db > 0, large_radius from radius 32 when its stated PSNR is "
+    "enough (its cost does not grow with the radius); otherwise on GPUs exact up to radius 6, "
+    "then fast where fast's plan for the request is exact or, allowed, states enough (else as "
+    "on CPUs); on CPUs tiled_halo when its tile and halo fit the shared memory, else tuned "
+    "when lines fit or chunk, else exact. Never an approximate variant when min_psnr_db is 0; "
+    "radius 0 is exact (a copy)";
 
 graph::PassSchema BlurSchema() {
   graph::PassSchema schema;

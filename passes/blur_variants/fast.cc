@@ -519,7 +519,12 @@ class FastBlur final : public BlurVariant {
            "rounded to fp16 in registers (an axis off by "
            "less than 2.5e-4 of full scale for sigma = radius / 2, about one RGBA16F rounding), beyond a workgroup stages "
            "a panel where it fits the shared memory, weights split in two fp16 terms (fp32 "
-           "accurate). Radii <= 8 on both axes (<= 6 where both axes stream): one "
+           "accurate). In RGBA32F, where the request allows an approximation (min_psnr_db "
+           "> 0, at most the ~57 dB its plan states), the same streamed kernel up to radius 112 "
+           "with each block of 16 pixels x 4 lines in fp16 scaled by its magnitude band (within "
+           "2^-11 of the largest value in reach at any scale; steps across bands, inf and NaN in "
+           "fp32); otherwise RGBA32F keeps the fp32 paths. Radii <= 8 on both axes (<= 6 where "
+           "both axes stream): one "
            "dispatch stages a tile with its halo in shared memory and blurs rows then columns "
            "there (the image read and written once)";
   }
