@@ -26,6 +26,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "passes/blur_variants/blur_variant.h"
@@ -92,6 +93,15 @@ Bytes Noise(int width, int height, std::mt19937& rng) {
 
 ImageD Decode(const Bytes& bytes, const Case& c) {
   return testing::DecodeClient(bytes, c.width, c.height, PixelFormat::kRgba32F);
+}
+
+ImageD Reference(const Case& c, const Bytes& input);
+
+// `image` (RGBA32F) through `c`'s graph: what came back, or why nothing did.
+absl::StatusOr<ImageD> Blur(const Case& c, const ImageD& image) {
+  auto run = testing::RunGraph(Graph(c), {testing::EncodeClient(image, PixelFormat::kRgba32F)});
+  if (!run.ok()) return run.status();
+  return Decode(run->outputs[0], c);
 }
 
 ImageD Reference(const Case& c, const Bytes& input) {
@@ -199,6 +209,16 @@ std::string FastLineStepDetails(const gpu::DeviceCaps& caps, int radius, int w, 
   return prepared.steps.empty() ? "" : prepared.steps[0].details;
 }
 
+// Whether the test's device has matrix units, printed with what the test
+// runs there (`with`) or instead (`without`): a test whose fast paths need
+// them says which paths it checked rather than passing silently.
+bool SayMatrixUnits(const char* with, const char* without) {
+  const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
+  const bool matrix = caps.f16_matrix_product_16;
+  std::printf("%s: %s\n", caps.name.c_str(), matrix ? with : without);
+  return matrix;
+}
+
 const char* TilesPerStepWords(uint32_t n) {
   return n == 1 ? "one tile per step" : n == 2 ? "two tiles per step" : "four tiles per step";
 }
@@ -286,14 +306,13 @@ TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
 // and the test says so.
 TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
   const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
-  const bool matrix = caps.f16_matrix_product_16;
+  const bool matrix = SayMatrixUnits(
+      "matrix units: the streamed kernel runs on 1100 or 1130 x 601 and "
+      "601 x 1100 or 1130",
+      "no matrix units: nothing streams here, the line paths run on 1100 or 1130 x "
+      "21 and 21 x 1100 or 1130 (the streamed kernel is checked on a device with them, "
+      "see docs/blur/h100-tests-*.txt)");
   const int across = matrix ? 601 : 21;
-  std::printf("%s: %s\n", caps.name.c_str(),
-              matrix ? "matrix units: the streamed kernel runs on 1100 or 1130 x 601 and "
-                              "601 x 1100 or 1130"
-                     : "no matrix units: nothing streams here, the line paths run on 1100 or 1130 x "
-                       "21 and 21 x 1100 or 1130 (the streamed kernel is checked on a device with them, "
-                       "see docs/blur/h100-tests-*.txt)");
   const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
   const char* const axes[] = {"both", "horizontal", "vertical"};
   uint32_t seed = 900;
@@ -349,13 +368,12 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
 // says so.
 TEST_F(BlurVariantsTest, FastMatrixStreamShapesMatchReference) {
   const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
-  const bool matrix = caps.f16_matrix_product_16;
+  const bool matrix = SayMatrixUnits(
+      "matrix units: the streamed kernel runs in each shape",
+      "no matrix units: the shapes are ignored, the line paths run (the "
+      "streamed kernel's shapes are checked on a device with them, see "
+      "docs/blur/h100-tests-*.txt)");
   const int across = matrix ? 601 : 21;
-  std::printf("%s: %s\n", caps.name.c_str(),
-              matrix ? "matrix units: the streamed kernel runs in each shape"
-                     : "no matrix units: the shapes are ignored, the line paths run (the "
-                       "streamed kernel's shapes are checked on a device with them, see "
-                       "docs/blur/h100-tests-*.txt)");
   struct Restore {
     ~Restore() { passes::SetFastStreamShapeOverride(std::nullopt); }
   } restore;
@@ -417,13 +435,11 @@ TEST_F(BlurVariantsTest, FastMatrixStreamShapesMatchReference) {
 // Without matrix units fast runs its fp32 line paths here, which must meet
 // the same bounds, and the test says so.
 TEST_F(BlurVariantsTest, FastRgba32FOnMatrixUnitsHoldsItsBoundAtAnyScale) {
-  const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
-  const bool matrix = caps.f16_matrix_product_16;
+  const bool matrix = SayMatrixUnits(
+      "matrix units: RGBA32F streams through fp16 in magnitude bands",
+      "no matrix units: fp32 line paths (the fp16 path is checked on a device "
+      "with them, see docs/blur/h100-tests-*.txt)");
   const int across = matrix ? 601 : 23;
-  std::printf("%s: %s\n", caps.name.c_str(),
-              matrix ? "matrix units: RGBA32F streams through fp16 in magnitude bands"
-                     : "no matrix units: fp32 line paths (the fp16 path is checked on a device "
-                       "with them, see docs/blur/h100-tests-*.txt)");
   const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
   constexpr int kPiece = 100;
   std::mt19937 rng(4242);
@@ -468,21 +484,19 @@ TEST_F(BlurVariantsTest, FastRgba32FOnMatrixUnitsHoldsItsBoundAtAnyScale) {
           }
         }
       }
-      const Bytes input = testing::EncodeClient(image, PixelFormat::kRgba32F);
-      auto run = testing::RunGraph(Graph(c), {input});
-      ASSERT_TRUE(run.ok()) << run.status();
-      const ImageD got = Decode(run->outputs[0], c);
-      const ImageD want = Reference(c, input);
+      const absl::StatusOr<ImageD> got = Blur(c, image);
+      ASSERT_TRUE(got.ok()) << got.status();
+      const ImageD want = Reference(c, testing::EncodeClient(image, PixelFormat::kRgba32F));
       int failures = 0;
       for (size_t i = 0; i < want.v.size(); ++i) {
         const int x = int(i / 4 % w), y = int(i / 4 / w);
         const int line = rows ? y : x, at = rows ? x : y;
         const double r = reach[size_t(line / 4) * n + at];
-        const double relative = std::abs(got.v[i] - want.v[i]) / r;
+        const double relative = std::abs(got->v[i] - want.v[i]) / r;
         worst_relative = std::max(worst_relative, relative);
         if (!(relative <= kScaledHalfAxisTolerance) && ++failures <= 5) {
           ADD_FAILURE() << "pixel (" << x << ", " << y << ") channel " << i % 4 << ": got "
-                        << got.v[i] << ", want " << want.v[i] << ", error " << relative
+                        << got->v[i] << ", want " << want.v[i] << ", error " << relative
                         << " of the amplitude in reach " << r;
         }
       }
@@ -497,14 +511,12 @@ TEST_F(BlurVariantsTest, FastRgba32FOnMatrixUnitsHoldsItsBoundAtAnyScale) {
     ImageD image{c.width, c.height, std::vector<double>(size_t(c.width) * c.height * 4)};
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     for (double& v : image.v) v = scale * unit(seeded);
-    const Bytes input = testing::EncodeClient(image, PixelFormat::kRgba32F);
-    auto run = testing::RunGraph(Graph(c), {input});
-    ASSERT_TRUE(run.ok()) << run.status();
-    const ImageD got = Decode(run->outputs[0], c);
-    const ImageD want = Reference(c, input);
+    const absl::StatusOr<ImageD> got = Blur(c, image);
+    ASSERT_TRUE(got.ok()) << got.status();
+    const ImageD want = Reference(c, testing::EncodeClient(image, PixelFormat::kRgba32F));
     double worst = 0;
     for (size_t i = 0; i < want.v.size(); ++i) {
-      worst = std::max(worst, std::abs(got.v[i] - want.v[i]) / scale);
+      worst = std::max(worst, std::abs(got->v[i] - want.v[i]) / scale);
     }
     EXPECT_LE(worst, 2 * kScaledHalfAxisTolerance) << "scale " << scale;
     std::printf("scale %g, both axes: worst error %.2e of the scale\n", scale, worst);
@@ -527,10 +539,8 @@ TEST_F(BlurVariantsTest, FastRgba32FOnMatrixUnitsHoldsItsBoundAtAnyScale) {
     const int row = 9;
     image.v[(size_t(row) * c.width + 300) * 4 + 0] = INFINITY;
     image.v[(size_t(row) * c.width + 700) * 4 + 1] = NAN;
-    const Bytes input = testing::EncodeClient(image, PixelFormat::kRgba32F);
-    auto run = testing::RunGraph(Graph(c), {input});
-    ASSERT_TRUE(run.ok()) << run.status();
-    const ImageD got = Decode(run->outputs[0], c);
+    const absl::StatusOr<ImageD> got = Blur(c, image);
+    ASSERT_TRUE(got.ok()) << got.status();
     image.v[(size_t(row) * c.width + 300) * 4 + 0] = 0;
     image.v[(size_t(row) * c.width + 700) * 4 + 1] = 0;
     const ImageD want = Reference(c, testing::EncodeClient(image, PixelFormat::kRgba32F));
@@ -538,13 +548,13 @@ TEST_F(BlurVariantsTest, FastRgba32FOnMatrixUnitsHoldsItsBoundAtAnyScale) {
     for (size_t i = 0; i < want.v.size(); ++i) {
       const int x = int(i / 4 % c.width), y = int(i / 4 / c.width), ch = int(i % 4);
       const int from = y != row || ch > 1 ? 1 << 20 : std::abs(x - (ch == 0 ? 300 : 700));
-      const bool close = std::abs(got.v[i] - want.v[i]) <= kScaledHalfAxisTolerance;
-      const bool ok = from <= c.radius        ? !std::isfinite(got.v[i])
-                      : from <= c.radius + 16 ? !std::isfinite(got.v[i]) || close
+      const bool close = std::abs(got->v[i] - want.v[i]) <= kScaledHalfAxisTolerance;
+      const bool ok = from <= c.radius        ? !std::isfinite(got->v[i])
+                      : from <= c.radius + 16 ? !std::isfinite(got->v[i]) || close
                                               : close;
       if (!ok && ++failures <= 5) {
         ADD_FAILURE() << "pixel (" << x << ", " << y << ") channel " << ch << ": got "
-                      << got.v[i] << ", want "
+                      << got->v[i] << ", want "
                       << (from <= c.radius ? "not finite" : absl::StrCat(want.v[i]));
       }
     }
