@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -168,6 +169,43 @@ TEST(AutoBlurVariant, ExactRequestsGetExactVariantsEverywhere) {
         }
       }
     }
+  }
+}
+
+// The built-in table on the H100 it was measured on, RGBA32F at 1080p r = 32
+// (margins of 1.5x and more in the table, so a re-measurement keeps them):
+// an exact request gets fast's fp32 paths (114 µs against tuned's 234), one
+// that allows 50 dB gets fast's fp16 path (78 µs against large_radius's
+// 127): the table's two fast rows each stand for their own plan.
+TEST(AutoBlurVariant, H100TableGivesFastRgba32FItsFp16PathOnlyWhenAllowed) {
+  const AutoTableRow* h100 = nullptr;
+  for (const AutoTableRow& row : BuiltinAutoTable()) {
+    if (std::string_view(row.device).find("H100") != std::string_view::npos) h100 = &row;
+  }
+  ASSERT_NE(h100, nullptr) << "the built-in table has no H100 rows";
+  BlurConfig config;
+  config.pass_name = "blur";
+  config.radius = 32;
+  config.sigma = 16;
+  config.axes = "both";
+  config.extent = {1920, 1080};
+  config.working = graph::PixelFormat::kRgba32F;
+  config.caps.name = "H100 (as the table knows it)";
+  config.caps.type = "discrete";
+  config.caps.vendor_id = h100->vendor_id;
+  config.caps.device_id = h100->device_id;
+  config.caps.max_compute_shared_memory_bytes = 48 << 10;
+  config.caps.shader_float16 = true;
+  config.caps.f16_matrix_product_16 = true;
+  for (double allowed : {0.0, 50.0}) {
+    SCOPED_TRACE(allowed);
+    EXPECT_EQ(AutoBlurVariant(config, allowed), "fast");
+    BlurConfig request = config;
+    request.min_psnr_db = allowed;
+    graph::PassPlan plan;
+    BlurPrepared prepared;
+    ASSERT_TRUE(FindBlurVariant("fast")->Plan(request, plan, prepared).ok());
+    EXPECT_EQ(prepared.accuracy.exact, allowed == 0.0);
   }
 }
 
