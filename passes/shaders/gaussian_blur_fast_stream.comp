@@ -222,24 +222,21 @@ void RingStore(int k, PIXEL p0, PIXEL p1) {
 
 #ifdef WORKING_F32
 // Block k into its ring slot in band `guess` (scale 2^Shift(guess)), the
-// band of the blocks before it; true where that is the block's own band
-// (two votes: no lane above the band, some lane in it) or the block is all
-// zeros. Waiting for each block's reduction before its stores cost 33 µs at
-// r = 64 (H100, 1080p, H + V: 136.4 against 102.7 with one band for all),
-// and a branch per block on the votes held the next loads back behind it;
-// so a step stores its blocks in the guessed band without waiting, and only
-// a step where some block's band differs stores its blocks again through
-// RingStore (a uniform branch, once per step).
-bool StoreInGuessedBand(int k, PIXEL p0, PIXEL p1, int guess, float scale) {
+// band of the blocks before it, without waiting to know the block's own;
+// returns this lane's largest magnitude (as bits) for GuessHeld.
+uint StoreInGuessedBand(int k, PIXEL p0, PIXEL p1, float scale) {
   const vec4 x0 = uintBitsToFloat(p0), x1 = uintBitsToFloat(p1);
   StoreScaled(k, x0, x1, scale);
   const vec4 m4 = max(abs(x0), abs(x1));
-  const uint lane_top = floatBitsToUint(max(max(m4.x, m4.y), max(m4.z, m4.w)));
+  return floatBitsToUint(max(max(m4.x, m4.y), max(m4.z, m4.w)));
+}
+
+// Whether band `guess` is the block's own (two votes: no lane above the
+// band, some lane in it) or the block is all zeros.
+bool GuessHeld(uint lane_top, int guess) {
   const int lane_exponent = int(lane_top >> 23) - 127;
-  const bool zeros = subgroupAll(lane_top == 0u);
-  Track(k, zeros ? kBandZero : guess);
   return subgroupAll(lane_exponent <= 3 + 18 * guess) &&
-         (zeros || subgroupAny(lane_exponent >= -14 + 18 * guess));
+         (subgroupAll(lane_top == 0u) || subgroupAny(lane_exponent >= -14 + 18 * guess));
 }
 #endif
 
@@ -311,16 +308,24 @@ void main() {
       const int k = s + kTaps16 - 1;  // blocks k .. k + N − 1 enter the ring
       SharedBarrier();
 #ifdef WORKING_F32
+      // The step's blocks go into the ring in the band of the blocks before
+      // them (a guess), the products run on them, and only then do votes
+      // check the guess, while the products are in flight. Waiting for each
+      // block's band (a subgroup reduction) before its stores cost 33 µs at
+      // r = 64 (H100, 1080p, H + V: 136.4 against 102.7 with one band for
+      // all); checking the guess with votes before the products still cost
+      // 18 (120.8 against 109.8 with the votes after them). Where the guess was wrong (the band changed, or inf or
+      // NaN arrived) the step's blocks are read again from memory (the
+      // queue holds the next ones), stored each in its own band through
+      // RingStore, and the products run again: a uniform branch, rare.
       const int guess = current_band == kBandZero ? 0 : current_band;
       const float guess_scale = PowerOfTwo(Shift(guess));
-      const int saved_band = current_band, saved_nonzero = latest_nonzero;
-      const int saved_mixed = mixed_until, saved_bad = latest_bad;
-      bool guessed = true;
+      uint lane_top[kTilesPerStep];
 #endif
       [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
         const int w = 2 * (kTilesPerStep * u + q);
 #ifdef WORKING_F32
-        guessed = StoreInGuessedBand(k + q, queue[w], queue[w + 1], guess, guess_scale) && guessed;
+        lane_top[q] = StoreInGuessedBand(k + q, queue[w], queue[w + 1], guess_scale);
 #else
         RingStore(k + q, queue[w], queue[w + 1]);
 #endif
@@ -329,41 +334,50 @@ void main() {
           queue[w + 1] = LoadPixel(k + q + kAhead, b1, l1);
         }
       }
+      SharedBarrier();
+
+      F32MAT acc[kTilesPerStep];
+      for (int attempt = 0; attempt < 2; ++attempt) {
+        [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) acc[q] = F32MAT(0.0);
+        [[unroll]] for (int j = 0; j < kTaps16 + kTilesPerStep - 1; ++j) {
+          F16MAT x;
+          coopMatLoadNV(x, ring, uint(SlotWords(s + j)), uint(kRowWords), false);
+          [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
+            if (j - q >= 0 && j - q < kTaps16) acc[q] = coopMatMulAddNV(t[j - q], x, acc[q]);
+          }
+        }
 #ifdef WORKING_F32
-      if (!guessed) {
-        // The band changes (or inf or NaN arrived): the step's blocks again,
-        // each in its own band, read again from memory (the queue already
-        // holds the next ones), the bands tracked again from before them.
-        current_band = saved_band;
-        latest_nonzero = saved_nonzero;
-        mixed_until = saved_mixed;
-        latest_bad = saved_bad;
+        if (attempt == 1) break;
+        bool held = true;
+        [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
+          held = GuessHeld(lane_top[q], guess) && held;
+        }
+        if (held) {
+          [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
+            Track(k + q, subgroupAll(lane_top[q] == 0u) ? kBandZero : guess);
+          }
+          break;
+        }
+        SharedBarrier();  // every lane's matrix loads done before the slots change
         [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
           RingStore(k + q, LoadPixel(k + q, b0, l0), LoadPixel(k + q, b1, l1));
         }
-      }
+        SharedBarrier();
+#else
+        break;
 #endif
-      SharedBarrier();
+      }
 
 #ifdef WORKING_F32
       float unscale;
       // The step reads blocks s .. s + kSlots − 1.
       const bool one_band = s > mixed_until && s > latest_bad;
-      // The matrix operations run in every step, outside any branch
-      // (cooperative-matrix operations must be reached by the whole
+      // The matrix operations run in every step, outside any branch on the
+      // bands (cooperative-matrix operations must be reached by the whole
       // subgroup; one_band is uniform, but nothing here makes the compiler
       // prove it); a step across bands then overwrites their results below
       // (such steps are rare: where magnitudes jump by 2^18 or more).
 #endif
-      F32MAT acc[kTilesPerStep];
-      [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) acc[q] = F32MAT(0.0);
-      [[unroll]] for (int j = 0; j < kTaps16 + kTilesPerStep - 1; ++j) {
-        F16MAT x;
-        coopMatLoadNV(x, ring, uint(SlotWords(s + j)), uint(kRowWords), false);
-        [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
-          if (j - q >= 0 && j - q < kTaps16) acc[q] = coopMatMulAddNV(t[j - q], x, acc[q]);
-        }
-      }
 #ifdef WORKING_F32
       [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
         coopMatStoreNV(acc[q], ring, uint(scratch + q * kScratchWords), uint(kScratchRowWords),
