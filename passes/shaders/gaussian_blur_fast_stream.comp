@@ -170,8 +170,8 @@ int b0, l0, b1, l1;  // this lane's two pixels of a block (LanePixel)
 // is in one band: the latest non-zero block's band and index, the index of
 // the non-zero block before the latest change of band (a window that
 // reaches back to it holds two bands), and the latest block with inf or
-// NaN. Every lane computes the same values (each block's band comes from a
-// subgroup reduction), so branches on them are uniform; kept in registers
+// NaN. Every lane computes the same values (each block's band comes from
+// subgroup votes or a reduction), so branches on them are uniform; kept in registers
 // instead of a band per ring slot in shared memory, which each step had to
 // read back (kSlots loads on the kernel's critical path).
 int current_band = kBandZero, latest_nonzero = -1, mixed_until = -1, latest_bad = -1;
@@ -189,7 +189,9 @@ float PowerOfTwo(int e) { return uintBitsToFloat(uint(127 + e) << 23); }  // e i
 #endif
 
 #ifdef WORKING_F32
-int BandOfExponent(int exponent) {  // -127: zeros (or fp32 denormals), 128: inf, NaN
+// -127: zeros, or fp32 denormals (below 1.2e-38), which count as zeros: a
+// window of nothing else blurs to 0. 128: inf, NaN.
+int BandOfExponent(int exponent) {
   return exponent == 128 ? kBandBad
          : exponent == -127 ? kBandZero
                             : (exponent + 14 + 18 * 8) / 18 - 8;  // floor
