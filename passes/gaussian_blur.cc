@@ -101,7 +101,7 @@ class GaussianBlurPass final : public graph::PassType {
     config.caps = ctx.caps;
     config.min_psnr_db = ctx.params.Float("min_psnr_db");
     std::string name = ctx.params.Enum("variant");
-    if (name == "auto") name = AutoBlurVariant(config, config.min_psnr_db);
+    if (name == "auto") name = AutoBlurVariant(config);
     const BlurVariant* variant = FindBlurVariant(name);
     if (variant == nullptr) {  // the schema lists every variant: our invariant
       return absl::InternalError(absl::StrCat("gaussian_blur: no variant '", name, "'"));
@@ -145,12 +145,11 @@ bool CanPlan(std::string_view variant, const BlurConfig& config) {
 
 }  // namespace
 
-std::string AutoBlurVariant(const BlurConfig& request, double min_psnr_db) {
-  if (request.radius == 0) return "exact";
-  // Candidates are planned as the request will be (fast's RGBA32F path
-  // depends on what it allows).
-  BlurConfig config = request;
-  config.min_psnr_db = min_psnr_db;
+std::string AutoBlurVariant(const BlurConfig& config) {
+  if (config.radius == 0) return "exact";
+  // Candidates are planned with the request's config, allowance included
+  // (fast's RGBA32F path depends on it).
+  const double min_psnr_db = config.min_psnr_db;
   const gpu::DeviceCaps& caps = config.caps;
   AutoQuery query;
   query.vendor_id = caps.vendor_id;
@@ -196,7 +195,7 @@ std::string AutoBlurVariant(const gpu::DeviceCaps& caps, graph::PixelFormat work
   config.extent = extent;
   config.working = working;
   config.caps = caps;
-  return AutoBlurVariant(config, 0.0);
+  return AutoBlurVariant(config);
 }
 
 const BlurAccuracy* FindBlurAccuracy(const graph::PassPlan& plan) {

@@ -19,9 +19,9 @@ inline constexpr int kMaxBlurRadius = 4096;
 
 std::unique_ptr<graph::PassType> MakeGaussianBlurPass();
 
-// The variant "auto" resolves to (see the schema's notes for the rule):
-// never an approximate variant when min_psnr_db is 0.
-std::string AutoBlurVariant(const BlurConfig& config, double min_psnr_db);
+// The variant "auto" resolves to for `config` (see the schema's notes for
+// the rule): never an approximate variant when config.min_psnr_db is 0.
+std::string AutoBlurVariant(const BlurConfig& config);
 // The same for an exact request with sigma = radius / 2 and both axes.
 std::string AutoBlurVariant(const gpu::DeviceCaps& caps, graph::PixelFormat working, int radius,
                             graph::Extent extent);

@@ -87,15 +87,32 @@ constexpr int kShaderBothAxes = 2;
 constexpr int kShaderMatrixStream = 3;
 constexpr int kShaderMatrixStreamPairs = 4;  // the streamed kernel, two tiles per step
 constexpr int kShaderMatrixStreamQuads = 5;  // the streamed kernel, four tiles per step
-constexpr int kShaderMatrixStreamF32 = 6;       // the streamed kernels in RGBA32F:
-constexpr int kShaderMatrixStreamPairsF32 = 7;  // one, two and four tiles
-constexpr int kShaderMatrixStreamQuadsF32 = 8;  // per step
 bool IsStreamShader(int shader) {
-  return (shader >= kShaderMatrixStream && shader <= kShaderMatrixStreamQuads) ||
-         (shader >= kShaderMatrixStreamF32 && shader <= kShaderMatrixStreamQuadsF32);
+  return shader >= kShaderMatrixStream && shader <= kShaderMatrixStreamQuads;
 }
-bool IsStreamShaderF32(int shader) {
-  return shader >= kShaderMatrixStreamF32 && shader <= kShaderMatrixStreamQuadsF32;
+
+// The streamed kernel's build for its tiles per step (`shader`) and the
+// working format; RGBA32F's also reads the fp32 weights (binding 3) for the
+// steps it computes in fp32.
+gpu::ShaderCode StreamShaderCode(int shader, graph::PixelFormat working, uint32_t push_bytes) {
+  const bool f32 = working == graph::PixelFormat::kRgba32F;
+  const uint32_t buffers = f32 ? 4 : 3;
+  if (shader == kShaderMatrixStreamQuads) {
+    return WorkingShader(working,
+                         f32 ? "gaussian_blur_fast_stream_quads_f32"
+                             : "gaussian_blur_fast_stream_quads",
+                         kGaussianBlurFastStreamQuadsF16, kGaussianBlurFastStreamQuadsF32, buffers,
+                         push_bytes);
+  }
+  if (shader == kShaderMatrixStreamPairs) {
+    return WorkingShader(working,
+                         f32 ? "gaussian_blur_fast_stream_pairs_f32"
+                             : "gaussian_blur_fast_stream_pairs",
+                         kGaussianBlurFastStreamPairsF16, kGaussianBlurFastStreamPairsF32, buffers,
+                         push_bytes);
+  }
+  return WorkingShader(working, f32 ? "gaussian_blur_fast_stream_f32" : "gaussian_blur_fast_stream",
+                       kGaussianBlurFastStreamF16, kGaussianBlurFastStreamF32, buffers, push_bytes);
 }
 
 // The streamed matrix kernel (gaussian_blur_fast_stream.comp) keeps the J
@@ -375,7 +392,6 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   k.shader = shape.tiles_per_step == 4   ? kShaderMatrixStreamQuads
              : shape.tiles_per_step == 2 ? kShaderMatrixStreamPairs
                                          : kShaderMatrixStream;
-  if (f32) k.shader += kShaderMatrixStreamF32 - kShaderMatrixStream;
   const uint32_t lines_adjacent = layout.in_line_stride == 1 ? 1 : 0;
   // Column passes number the line groups first, so that neighbouring
   // workgroups read neighbouring 32-byte pieces of the same rows (4 of them
@@ -456,7 +472,7 @@ bool AllowsScaledHalf(const BlurConfig& config) {
 std::optional<StepKernel> PlanMatrixStep(const BlurConfig& config, const LineLayout& layout) {
   if (!config.caps.f16_matrix_product_16) return std::nullopt;
   if (config.working == graph::PixelFormat::kRgba32F) {
-    if (!AllowsScaledHalf(config)) return std::nullopt;
+    if (config.radius > kStreamMaxRadius || !AllowsScaledHalf(config)) return std::nullopt;
     return PlanMatrixStream(config, layout);
   }
   if (config.working != graph::PixelFormat::kRgba16F) return std::nullopt;
@@ -581,7 +597,7 @@ class FastBlur final : public BlurVariant {
         prepared.steps.push_back(*m);
         matrix = true;
         streamed = streamed || IsStreamShader(m->shader);
-        scaled_axes += IsStreamShaderF32(m->shader) ? 1 : 0;
+        scaled_axes += IsStreamShader(m->shader) && config.working == graph::PixelFormat::kRgba32F;
         continue;
       }
       StepKernel k;
@@ -664,34 +680,14 @@ class FastBlur final : public BlurVariant {
       const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(0)};
       return ctx.Dispatch(shader, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
     }
-    if (IsStreamShaderF32(k.shader)) {
-      const StreamPush stream_push{push, k.segment};
-      const gpu::ShaderCode shader =
-          k.shader == kShaderMatrixStreamQuadsF32
-              ? gpu::ShaderCode{"gaussian_blur_fast_stream_quads_f32",
-                                kGaussianBlurFastStreamQuadsF32, 4, sizeof(stream_push)}
-          : k.shader == kShaderMatrixStreamPairsF32
-              ? gpu::ShaderCode{"gaussian_blur_fast_stream_pairs_f32",
-                                kGaussianBlurFastStreamPairsF32, 4, sizeof(stream_push)}
-              : gpu::ShaderCode{"gaussian_blur_fast_stream_f32", kGaussianBlurFastStreamF32, 4,
-                                sizeof(stream_push)};
-      const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(1),
-                                          ctx.constants(0)};
-      return ctx.Dispatch(shader, k.spec, buffers, stream_push, k.groups_x, k.groups_y, 1);
-    }
     if (IsStreamShader(k.shader)) {
       const StreamPush stream_push{push, k.segment};
       const gpu::ShaderCode shader =
-          k.shader == kShaderMatrixStreamQuads
-              ? gpu::ShaderCode{"gaussian_blur_fast_stream_quads", kGaussianBlurFastStreamQuadsF16,
-                                3, sizeof(stream_push)}
-          : k.shader == kShaderMatrixStreamPairs
-              ? gpu::ShaderCode{"gaussian_blur_fast_stream_pairs", kGaussianBlurFastStreamPairsF16,
-                                3, sizeof(stream_push)}
-              : gpu::ShaderCode{"gaussian_blur_fast_stream", kGaussianBlurFastStreamF16, 3,
-                                sizeof(stream_push)};
-      const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(1)};
-      return ctx.Dispatch(shader, k.spec, buffers, stream_push, k.groups_x, k.groups_y, 1);
+          StreamShaderCode(k.shader, ctx.working_format(), sizeof(stream_push));
+      const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(1),
+                                          ctx.constants(0)};
+      return ctx.Dispatch(shader, k.spec, std::span(buffers).first(shader.num_buffers),
+                          stream_push, k.groups_x, k.groups_y, 1);
     }
     if (k.shader == kShaderMatrix) {
       const gpu::ShaderCode shader{"gaussian_blur_fast_tensor", kGaussianBlurFastTensorF16, 3,

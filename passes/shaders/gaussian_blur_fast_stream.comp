@@ -186,6 +186,15 @@ void Track(int k, int b) {
 }
 int Shift(int b) { return clamp(11 - 18 * b, -126, 126); }
 float PowerOfTwo(int e) { return uintBitsToFloat(uint(127 + e) << 23); }  // e in [-126, 127]
+// What a block of band b is multiplied by on its way into the ring (zeros,
+// inf and NaN as they are).
+float BandScale(int b) { return b == kBandBad || b == kBandZero ? 1.0 : PowerOfTwo(Shift(b)); }
+// This lane's largest magnitude in a block, as bits: non-negative floats
+// order as their bits, NaN above inf above finite.
+uint LaneTop(vec4 x0, vec4 x1) {
+  const vec4 m4 = max(abs(x0), abs(x1));
+  return floatBitsToUint(max(max(m4.x, m4.y), max(m4.z, m4.w)));
+}
 #endif
 
 #ifdef WORKING_F32
@@ -210,11 +219,8 @@ void StoreScaled(int k, vec4 x0, vec4 x1, float scale) {
 void RingStore(int k, PIXEL p0, PIXEL p1) {
 #ifdef WORKING_F32
   const vec4 x0 = uintBitsToFloat(p0), x1 = uintBitsToFloat(p1);
-  const vec4 m4 = max(abs(x0), abs(x1));
-  // Non-negative floats order as their bits; NaN above inf above finite.
-  const uint lane_top = floatBitsToUint(max(max(m4.x, m4.y), max(m4.z, m4.w)));
-  const int b = BandOfExponent(int(subgroupMax(lane_top) >> 23) - 127);
-  StoreScaled(k, x0, x1, b == kBandBad || b == kBandZero ? 1.0 : PowerOfTwo(Shift(b)));
+  const int b = BandOfExponent(int(subgroupMax(LaneTop(x0, x1)) >> 23) - 127);
+  StoreScaled(k, x0, x1, BandScale(b));
   Track(k, b);
 #else
   ring[SlotWords(k) + b0 * kRowWords + l0] = p0;
@@ -229,8 +235,7 @@ void RingStore(int k, PIXEL p0, PIXEL p1) {
 uint StoreInGuessedBand(int k, PIXEL p0, PIXEL p1, float scale) {
   const vec4 x0 = uintBitsToFloat(p0), x1 = uintBitsToFloat(p1);
   StoreScaled(k, x0, x1, scale);
-  const vec4 m4 = max(abs(x0), abs(x1));
-  return floatBitsToUint(max(max(m4.x, m4.y), max(m4.z, m4.w)));
+  return LaneTop(x0, x1);
 }
 
 // Whether band `guess` is the block's own (two votes: no lane above the
@@ -321,7 +326,7 @@ void main() {
       // queue holds the next ones), stored each in its own band through
       // RingStore, and the products run again: a uniform branch, rare.
       const int guess = current_band == kBandZero ? 0 : current_band;
-      const float guess_scale = PowerOfTwo(Shift(guess));
+      const float guess_scale = BandScale(guess);
       uint lane_top[kTilesPerStep];
 #endif
       [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {

@@ -161,10 +161,12 @@ TEST(AutoBlurVariant, ExactRequestsGetExactVariantsEverywhere) {
             request.min_psnr_db = min_psnr_db;
             return v->Plan(request, plan, prepared).ok() && prepared.accuracy.exact;
           };
-          const std::string chosen = AutoBlurVariant(config, 0.0);
+          const std::string chosen = AutoBlurVariant(config);
           EXPECT_TRUE(planned_exact(chosen, 0.0)) << chosen << " radius " << radius;
           // Allowing approximation past its stated PSNR still gives exact.
-          const std::string strict = AutoBlurVariant(config, 1000.0);
+          BlurConfig strict_request = config;
+          strict_request.min_psnr_db = 1000.0;
+          const std::string strict = AutoBlurVariant(strict_request);
           EXPECT_TRUE(planned_exact(strict, 1000.0)) << strict;
         }
       }
@@ -199,9 +201,9 @@ TEST(AutoBlurVariant, H100TableGivesFastRgba32FItsFp16PathOnlyWhenAllowed) {
   config.caps.f16_matrix_product_16 = true;
   for (double allowed : {0.0, 50.0}) {
     SCOPED_TRACE(allowed);
-    EXPECT_EQ(AutoBlurVariant(config, allowed), "fast");
     BlurConfig request = config;
     request.min_psnr_db = allowed;
+    EXPECT_EQ(AutoBlurVariant(request), "fast");
     graph::PassPlan plan;
     BlurPrepared prepared;
     ASSERT_TRUE(FindBlurVariant("fast")->Plan(request, plan, prepared).ok());
@@ -217,11 +219,13 @@ TEST(AutoBlurVariant, FallbackAdmitsLargeRadiusWhenAllowed) {
   config.extent = {1920, 1080};
   config.caps = gpu::LavapipeLikeCaps();
   config.caps.type = "discrete";
-  EXPECT_EQ(AutoBlurVariant(config, 50.0), "large_radius");
-  EXPECT_EQ(AutoBlurVariant(config, 0.0), "fast");
-  config.radius = 16;
-  config.sigma = 8;
-  EXPECT_EQ(AutoBlurVariant(config, 50.0), "fast");  // below radius 32: per-tap kernels
+  BlurConfig allowed = config;
+  allowed.min_psnr_db = 50.0;
+  EXPECT_EQ(AutoBlurVariant(allowed), "large_radius");
+  EXPECT_EQ(AutoBlurVariant(config), "fast");
+  allowed.radius = 16;
+  allowed.sigma = 8;
+  EXPECT_EQ(AutoBlurVariant(allowed), "fast");  // below radius 32: per-tap kernels
 }
 
 }  // namespace
