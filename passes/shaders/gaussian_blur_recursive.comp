@@ -64,7 +64,10 @@ WORKING_BUFFER(1, writeonly, dst);
 // p, q = p^(radius+1), c, Σ_{k=0..radius} p^k, (center, 0), 1/p.
 layout(std430, binding = 2) readonly buffer RecursionBlock { vec2 recursion[]; };
 
-const uint kChunk = 16u;  // pixels per invocation: its outputs stay in registers
+// Pixels per invocation (its outputs stay in registers): 16 for rows; for
+// columns the line's length spread evenly over its slots, at most 16
+// (passes/blur_variants/large_radius.cc, ChooseRecursiveGeometry).
+layout(constant_id = 6) const uint kChunk = 16;
 const uint kSlots = kThreads / kLines;          // chunk slots per line
 const uint kGroups = kSlots / kSubgroupSize;    // subgroups per line
 // One spare pixel per 16, so that invocations 16 pixels apart read

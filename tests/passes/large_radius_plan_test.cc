@@ -87,11 +87,13 @@ TEST(LargeRadiusPlan, FullHdOnAnH100TakesTheRecursivePath) {
       EXPECT_TRUE(Recursive(h)) << h.details;
       EXPECT_TRUE(Recursive(v)) << v.details;
       // threads, lines per workgroup, capacity, columns, subgroup size,
-      // extended. Rows: 1920 px = 120 chunks of 16, padded to 128.
-      EXPECT_EQ(h.spec.values, (std::vector<uint32_t>{128, 1, 1920, 0, 32, 0}));
+      // extended, pixels per chunk. Rows: 1920 px = 120 chunks of 16,
+      // padded to 128.
+      EXPECT_EQ(h.spec.values, (std::vector<uint32_t>{128, 1, 1920, 0, 32, 0, 16}));
       EXPECT_EQ(h.groups_x, 1080u);
-      // Columns: 1080 px = 68 chunks, padded to 96; two per workgroup.
-      EXPECT_EQ(v.spec.values, (std::vector<uint32_t>{192, 2, 1088, 1, 32, 0}));
+      // Columns: 1080 px need 68 chunks of 16, so 96 slots; spread over
+      // them, 90 chunks of 12; two columns per workgroup.
+      EXPECT_EQ(v.spec.values, (std::vector<uint32_t>{192, 2, 1088, 1, 32, 0, 12}));
       EXPECT_EQ(v.groups_x, 960u);
       EXPECT_EQ(h.segment, 0u);  // no extension for clamp
       ASSERT_TRUE(p.prepared.accuracy.noise_psnr_db.has_value());
@@ -172,6 +174,16 @@ TEST(LargeRadiusPlan, RecursiveGeometryCoversEveryPixelWithinTheSharedMemory) {
                   continue;
                 }
                 EXPECT_EQ(g.chunks, slots);
+                // Every pixel of the extended line in a chunk, no chunk longer
+                // than the rounding bounds assume; columns spread evenly (no
+                // whole chunk left idle), rows in chunks of 16.
+                EXPECT_LE(g.chunk, passes::kRecursiveChunk);
+                EXPECT_GE(uint64_t{g.chunk} * slots, uint64_t{n} + 2 * extend);
+                if (columns) {
+                  EXPECT_LT(uint64_t{g.chunk - 1} * slots, uint64_t{n} + 2 * extend);
+                } else {
+                  EXPECT_EQ(g.chunk, passes::kRecursiveChunk);
+                }
                 EXPECT_EQ(g.threads, g.lines_per_group * g.chunks);
                 EXPECT_LE(g.threads, invocations);
                 EXPECT_LE(g.shared_bytes, shared);
