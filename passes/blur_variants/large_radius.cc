@@ -258,12 +258,15 @@ RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, bool colum
   const uint64_t domain = uint64_t{n} + 2ull * extend;
   const uint64_t chunks = (domain + kRecursiveChunk - 1) / kRecursiveChunk;
   const uint64_t slots = (chunks + subgroup_size - 1) / subgroup_size * subgroup_size;
-  // Columns spread the line evenly over the slots (1080 rows: 96 chunks of
-  // 12 px instead of 68 of 16 and 28 idle invocations; the vertical pass
-  // 59.4 -> 50.7 µs on the H100 at 1080p). Rows keep 16: chunks of 15 px
-  // there made the horizontal pass 37% slower (its shared-memory padding
-  // spreads invocations 16 pixels apart over the banks).
-  const uint64_t chunk = columns ? (domain + slots - 1) / slots : kRecursiveChunk;
+  // The line spread evenly over the slots, not chunks of 16 with whole
+  // idle invocations (1080 rows: 90 chunks of 12 instead of 68 of 16 and 28
+  // idle; 1920 px: 128 of 15 instead of 120 of 16). On the H100 at 1080p
+  // the vertical pass went 59.4 -> 50.4 µs, the horizontal 42.5 -> 40.2.
+  // From the length rounded up as capacities are, so that nearby lengths
+  // share a pipeline (slots · 16 is a multiple of 64: still <= 16 px).
+  const uint64_t rounded_domain =
+      (domain + kFusedCapacityStep - 1) / kFusedCapacityStep * kFusedCapacityStep;
+  const uint64_t chunk = (rounded_domain + slots - 1) / slots;
   const uint32_t most = std::min(1024u, max_invocations);
   const uint32_t rounded =
       (n + kFusedCapacityStep - 1) / kFusedCapacityStep * kFusedCapacityStep;
@@ -271,7 +274,7 @@ RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, bool colum
   // (one spare pixel per 16) and two vec4 carries per line, subgroup and
   // direction.
   const auto bytes = [&](uint64_t l, uint64_t capacity) {
-    return l * (capacity + capacity / 16 + 1) * pixel_bytes +
+    return l * (capacity + capacity / chunk + 1) * pixel_bytes +
            2 * 2 * 16 * l * (slots / subgroup_size);
   };
   // Rows one line per workgroup, columns a strip of up to 2 (measured on

@@ -90,13 +90,13 @@ struct RecursiveGeometry {
   uint32_t lines_per_group = 0;
   uint32_t capacity = 0;  // pixels per line in shared memory (rounded as for fused)
   uint32_t chunks = 0;    // per line, including the padding to whole subgroups
-  // Pixels per chunk: kRecursiveChunk for rows; for columns the line spread
-  // evenly over the chunks (at most kRecursiveChunk, so the rounding bounds
-  // that use kRecursiveChunk hold).
+  // Pixels per chunk: the line (rounded up to kFusedCapacityStep) spread
+  // evenly over the chunks, at most kRecursiveChunk, so the rounding bounds
+  // that use kRecursiveChunk hold.
   uint32_t chunk = 0;
   uint32_t shared_bytes = 0;
 };
-constexpr uint32_t kRecursiveChunk = 16;  // the shader's kChunk for rows, the most for columns
+constexpr uint32_t kRecursiveChunk = 16;  // the most pixels per chunk (the shader's kChunk)
 // Radii below this take the box stack, which is the exact kernel up to
 // radius kLargeRadiusBoxes - 1 and close to it a little beyond.
 constexpr int kRecursiveMinRadius = 8;

@@ -87,9 +87,9 @@ TEST(LargeRadiusPlan, FullHdOnAnH100TakesTheRecursivePath) {
       EXPECT_TRUE(Recursive(h)) << h.details;
       EXPECT_TRUE(Recursive(v)) << v.details;
       // threads, lines per workgroup, capacity, columns, subgroup size,
-      // extended, pixels per chunk. Rows: 1920 px = 120 chunks of 16,
-      // padded to 128.
-      EXPECT_EQ(h.spec.values, (std::vector<uint32_t>{128, 1, 1920, 0, 32, 0, 16}));
+      // extended, pixels per chunk. Rows: 1920 px need 120 chunks of 16,
+      // so 128 slots; spread over them, 128 chunks of 15.
+      EXPECT_EQ(h.spec.values, (std::vector<uint32_t>{128, 1, 1920, 0, 32, 0, 15}));
       EXPECT_EQ(h.groups_x, 1080u);
       // Columns: 1080 px need 68 chunks of 16, so 96 slots; spread over
       // them, 90 chunks of 12; two columns per workgroup.
@@ -114,8 +114,9 @@ TEST(LargeRadiusPlan, MirrorAndWrapExtendTheLine) {
     const passes::StepKernel& h = p.prepared.steps[0];
     EXPECT_TRUE(Recursive(h)) << h.details;
     EXPECT_EQ(h.segment, 65u);
-    // (1920 + 130) / 16 -> 129 chunks, padded to 160.
-    EXPECT_EQ(h.spec.values, (std::vector<uint32_t>{160, 1, 1920, 0, 32, 1}));
+    // (1920 + 130) / 16 -> 129 chunks, padded to 160; 2050 rounded up to
+    // 2112 spread over them: chunks of 14.
+    EXPECT_EQ(h.spec.values, (std::vector<uint32_t>{160, 1, 1920, 0, 32, 1, 14}));
     EXPECT_THAT(h.details, HasSubstr("extended by 65 px"));
   }
 }
@@ -167,23 +168,23 @@ TEST(LargeRadiusPlan, RecursiveGeometryCoversEveryPixelWithinTheSharedMemory) {
                     (uint64_t{n} + 2 * extend + passes::kRecursiveChunk - 1) /
                     passes::kRecursiveChunk;
                 const uint64_t slots = (chunks + subgroup - 1) / subgroup * subgroup;
+                // The domain rounded up to 64 spread evenly.
+                const uint64_t domain = uint64_t{n} + 2 * extend;
+                const uint64_t rounded = (domain + 63) / 64 * 64;
+                const uint64_t chunk = (rounded + slots - 1) / slots;
                 const uint64_t one_line =
-                    (uint64_t{n} + n / 16 + 1) * bytes + 64 * (slots / subgroup);
+                    (uint64_t{n} + n / chunk + 1) * bytes + 64 * (slots / subgroup);
                 if (g.lines_per_group == 0) {
                   EXPECT_TRUE(one_line > shared || slots > invocations);
                   continue;
                 }
                 EXPECT_EQ(g.chunks, slots);
                 // Every pixel of the extended line in a chunk, no chunk longer
-                // than the rounding bounds assume; columns spread evenly (no
-                // whole chunk left idle), rows in chunks of 16.
+                // than the rounding bounds assume, spread evenly (no whole
+                // chunk left idle).
                 EXPECT_LE(g.chunk, passes::kRecursiveChunk);
-                EXPECT_GE(uint64_t{g.chunk} * slots, uint64_t{n} + 2 * extend);
-                if (columns) {
-                  EXPECT_LT(uint64_t{g.chunk - 1} * slots, uint64_t{n} + 2 * extend);
-                } else {
-                  EXPECT_EQ(g.chunk, passes::kRecursiveChunk);
-                }
+                EXPECT_GE(uint64_t{g.chunk} * slots, domain);
+                EXPECT_LT(uint64_t{g.chunk - 1} * slots, rounded);
                 EXPECT_EQ(g.threads, g.lines_per_group * g.chunks);
                 EXPECT_LE(g.threads, invocations);
                 EXPECT_LE(g.shared_bytes, shared);
