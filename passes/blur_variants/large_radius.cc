@@ -264,15 +264,15 @@ RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, bool colum
   // the vertical pass went 59.4 -> 50.4 µs, the horizontal 42.5 -> 40.2.
   // From the length rounded up as capacities are, so that nearby lengths
   // share a pipeline (slots · 16 is a multiple of 64: still <= 16 px).
-  const uint64_t rounded_domain =
-      (domain + kFusedCapacityStep - 1) / kFusedCapacityStep * kFusedCapacityStep;
-  const uint64_t chunk = (rounded_domain + slots - 1) / slots;
+  const auto round_up = [](uint64_t length) {
+    return uint64_t{DivideRoundingUp(length, kFusedCapacityStep)} * kFusedCapacityStep;
+  };
+  const uint64_t chunk = DivideRoundingUp(round_up(domain), static_cast<uint32_t>(slots));
   const uint32_t most = std::min(1024u, max_invocations);
-  const uint32_t rounded =
-      (n + kFusedCapacityStep - 1) / kFusedCapacityStep * kFusedCapacityStep;
+  const uint32_t rounded = static_cast<uint32_t>(round_up(n));
   // Must match the shared arrays of gaussian_blur_recursive.comp: the strip
-  // (one spare pixel per 16) and two vec4 carries per line, subgroup and
-  // direction.
+  // (room for one spare pixel per chunk) and two vec4 carries per line,
+  // subgroup and direction.
   const auto bytes = [&](uint64_t l, uint64_t capacity) {
     return l * (capacity + capacity / chunk + 1) * pixel_bytes +
            2 * 2 * 16 * l * (slots / subgroup_size);
