@@ -190,7 +190,7 @@ std::optional<StepKernel> PlanBothAxes(const BlurConfig& config, uint32_t pixel_
     k.layout = {e.width, e.height, e.width, 1, e.width, 1};
     k.shader = kShaderBothAxes;
     k.spec.values = {256, radius, tile.width, tile.height, tile.in_place ? 1u : 0u,
-                     BothAxesColumnRun(tile)};
+                     BothAxesColumnRun(tile), config.border};
     k.groups_x = gx;
     k.groups_y = gy;
     k.details = absl::StrCat("both axes in one dispatch: ", tile.width, "x", tile.height,
@@ -229,7 +229,7 @@ std::optional<StepKernel> PlanColumnTiles(const BlurConfig& config, const LineLa
   }
   StepKernel k;
   k.layout = layout;
-  k.spec.values = {kColumnTileGroup, radius, 2, pixels, kFastOutputs, columns};
+  k.spec.values = {kColumnTileGroup, radius, 2, pixels, kFastOutputs, columns, config.border};
   k.groups_x = DivideRoundingUp(layout.lines, columns);
   k.groups_y = DivideRoundingUp(layout.n, span);
   k.details = absl::StrCat("column tiles of ", columns, " x ", span, " px + halo 2x", radius,
@@ -400,8 +400,10 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   // 78.9 / 68.4, r = 48 85.3 / 78.6, r = 64 99.3 / 96.5. Row passes gained
   // nothing from it (1080p within 1%, 4K r = 8 63.7 / 64.8).
   const uint32_t line_groups_first = lines_adjacent;
+  // The border mode is a specialization constant: each unrolled load then
+  // carries only its own mode's mapping (see the shader).
   k.spec.values = {shape.warps * 32, radius, lines_adjacent, shape.warps, shape.ahead,
-                   line_groups_first};
+                   line_groups_first, config.border};
   k.segment = tiles;  // in 16-output tiles
   k.groups_x = DivideRoundingUp(layout.n, 16 * tiles);
   k.groups_y = DivideRoundingUp(layout.lines, 4 * shape.warps);
@@ -488,7 +490,7 @@ std::optional<StepKernel> PlanMatrixStep(const BlurConfig& config, const LineLay
     k.layout = layout;
     k.shader = kShaderMatrix;
     const uint32_t lines_adjacent = layout.in_line_stride == 1 ? 1 : 0;
-    k.spec.values = {warps * 32, radius, lines_adjacent, warps, shape.tiles};
+    k.spec.values = {warps * 32, radius, lines_adjacent, warps, shape.tiles, config.border};
     k.groups_x = DivideRoundingUp(layout.n, 16 * shape.tiles);
     k.groups_y = DivideRoundingUp(layout.lines, 4 * warps);
     k.details = absl::StrCat("matrix units: 16x16x16 fp16 products (weights hi + lo), fp32 "
@@ -505,8 +507,7 @@ struct FastPush {
   uint32_t n;
   uint32_t lines;
   uint32_t line_stride;
-  uint32_t pixel_stride;
-  uint32_t border;
+  uint32_t pixel_stride;  // (the border mode is a specialization constant)
 };
 
 // Must match the push_constant block of gaussian_blur_fast_stream.comp:
@@ -515,7 +516,7 @@ struct StreamPush {
   FastPush base;
   uint32_t tiles;
 };
-static_assert(sizeof(StreamPush) == 6 * sizeof(uint32_t), "the shader's block has no padding");
+static_assert(sizeof(StreamPush) == 5 * sizeof(uint32_t), "the shader's block has no padding");
 
 class FastBlur final : public BlurVariant {
  public:
@@ -609,7 +610,7 @@ class FastBlur final : public BlurVariant {
         // Radii share pipelines; the shader rounds up to whole 8-pixel rows.
         const uint32_t capacity =
             std::min((need + 63) / 64 * 64, shared_pixels / kFastOutputs * kFastOutputs);
-        k.spec.values = {group, radius, 0, capacity, kFastOutputs};
+        k.spec.values = {group, radius, 0, capacity, kFastOutputs, 1, config.border};
         k.groups_x = DivideRoundingUp(a.layout.n, group * kFastOutputs);
         k.groups_y = a.layout.lines;
         k.details = absl::StrCat("row segments of ", group * kFastOutputs, " px + halo 2x",
@@ -620,7 +621,7 @@ class FastBlur final : public BlurVariant {
         k = *tiles;
       } else {
         const uint32_t group_x = std::min(kFastColumnGroup, config.caps.max_workgroup_invocations);
-        k.spec.values = {group_x, radius, 1, 1, kFastOutputs};
+        k.spec.values = {group_x, radius, 1, 1, kFastOutputs, 1, config.border};
         k.groups_x = DivideRoundingUp(a.layout.lines, group_x);
         k.groups_y = DivideRoundingUp(a.layout.n, kFastOutputs);
         k.details = absl::StrCat(a.layout.in_pixel_stride == 1 ? "rows" : "columns",
@@ -669,11 +670,10 @@ class FastBlur final : public BlurVariant {
                       const BlurPrepared& prepared) const override {
     const StepKernel& k = prepared.steps.at(step);
     const LineLayout& l = k.layout;
-    const FastPush push{l.n, l.lines, l.in_line_stride, l.in_pixel_stride,
-                        prepared.config.border};
+    const FastPush push{l.n, l.lines, l.in_line_stride, l.in_pixel_stride};
     if (k.shader == kShaderBothAxes) {
       // Must match the push_constant block of gaussian_blur_fast_2d.comp.
-      const uint32_t push[] = {l.n, l.lines, prepared.config.border};
+      const uint32_t push[] = {l.n, l.lines};
       const gpu::ShaderCode shader =
           WorkingShader(ctx.working_format(), "gaussian_blur_fast_2d", kGaussianBlurFast2dF16,
                         kGaussianBlurFast2dF32, 3, sizeof(push));

@@ -32,13 +32,16 @@ layout(constant_id = 2) const int kPath = 0;
 layout(constant_id = 3) const int kCapacity = 1;  // shared pixels (paths 0 and 2)
 layout(constant_id = 4) const int kOutputs = 8;
 layout(constant_id = 5) const int kColumns = 1;   // path 2: columns per workgroup
+// The border mode (RGFX_BORDER_*), fixed per pipeline rather than read from
+// the push constants, so that each unrolled load carries only its own
+// mode's mapping (the modulo of mirror and wrap is not in clamp's code).
+layout(constant_id = 6) const int kBorder = RGFX_BORDER_CLAMP;
 
 layout(push_constant) uniform Push {
   uint n;
   uint lines;
   uint line_stride;
-  uint pixel_stride;
-  uint border;
+  uint pixel_stride;  // (the border mode is kBorder)
 } pc;
 
 WORKING_BUFFER(0, readonly, src);
@@ -79,7 +82,7 @@ vec4 Unpack(WORKING_PIXEL p) {
 vec4 Tile(int j) { return Unpack(tile[Swizzle(j)]); }
 
 vec4 Direct(uint base, int i) {
-  int j = BorderIndex(i, int(pc.n), pc.border);
+  int j = BorderIndex(i, int(pc.n), uint(kBorder));
   return j < 0 ? vec4(0.0) : LOAD_PIXEL(src, base + uint(j) * pc.pixel_stride);
 }
 
@@ -137,7 +140,7 @@ void main() {
     WORKING_PIXEL loaded[kLoads];
     [[unroll]] for (int u = 0; u < kLoads; ++u) {
       const int j = int(gl_LocalInvocationIndex) + u * int(gl_WorkGroupSize.x);
-      const int i = BorderIndex(start - kRadius + j, int(pc.n), pc.border);
+      const int i = BorderIndex(start - kRadius + j, int(pc.n), uint(kBorder));
       loaded[u] = WORKING_PIXEL(0);
       if (j < count && i >= 0) loaded[u] = src[base + uint(i) * pc.pixel_stride];
     }
@@ -172,7 +175,7 @@ void main() {
       const int e = int(gl_LocalInvocationIndex) + u * int(gl_WorkGroupSize.x);
       const int r = e / kColumns;
       const uint column = uint(column0 + e % kColumns);
-      const int i = BorderIndex(start - kRadius + r, int(pc.n), pc.border);
+      const int i = BorderIndex(start - kRadius + r, int(pc.n), uint(kBorder));
       loaded[u] = WORKING_PIXEL(0);
       if (r < rows && i >= 0 && column < pc.lines) {
         loaded[u] = src[column * pc.line_stride + uint(i) * pc.pixel_stride];

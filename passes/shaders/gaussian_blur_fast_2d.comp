@@ -33,11 +33,14 @@ layout(constant_id = 4) const int kInPlace = 0;  // 1: blurred rows over the sta
 // Outputs per column run (8, 4 or 2; divides kTileH): the planner makes
 // the runs at least as many as the invocations.
 layout(constant_id = 5) const int kColRun = 8;
+// The border mode (RGFX_BORDER_*), fixed per pipeline rather than read from
+// the push constants, so that each unrolled load carries only its own
+// mode's mapping (the modulo of mirror and wrap is not in clamp's code).
+layout(constant_id = 6) const int kBorder = RGFX_BORDER_CLAMP;
 
 layout(push_constant) uniform Push {
   uint width;
-  uint height;
-  uint border;
+  uint height;  // (the border mode is kBorder)
 } pc;
 
 WORKING_BUFFER(0, readonly, src);
@@ -88,8 +91,8 @@ void main() {
   WORKING_PIXEL loaded[kLoads];
   [[unroll]] for (int u = 0; u < kLoads; ++u) {
     const int q = lane + 256 * u;
-    const int x = BorderIndex(x0 - kRadius + q % kInW, width, pc.border);
-    const int y = BorderIndex(y0 - kRadius + q / kInW, height, pc.border);
+    const int x = BorderIndex(x0 - kRadius + q % kInW, width, uint(kBorder));
+    const int y = BorderIndex(y0 - kRadius + q / kInW, height, uint(kBorder));
     loaded[u] = Packed(vec4(0.0));
     if (q < kInW * kInH && x >= 0 && y >= 0) loaded[u] = src[uint(y) * pc.width + uint(x)];
   }

@@ -57,6 +57,10 @@ layout(constant_id = 4) const int kAhead = 4;
 // workgroups take neighbouring lines: the plan's choice for column
 // passes), 0: x segments, y line groups.
 layout(constant_id = 5) const int kLineGroupsFirst = 0;
+// The border mode (RGFX_BORDER_*), fixed per pipeline rather than read from
+// the push constants, so that each unrolled load carries only its own
+// mode's mapping (the modulo of mirror and wrap is not in clamp's code).
+layout(constant_id = 6) const int kBorder = RGFX_BORDER_CLAMP;
 const int kTaps16 = 1 + (2 * kRadius + 15) / 16;  // J: input blocks per output tile
 // A ring or scratch row: 4 pixels (one per line, 4 halves each) plus 2 of
 // padding, so that the 8 rows a matrix load reads at once (48 bytes apart)
@@ -101,8 +105,7 @@ layout(push_constant) uniform Push {
   uint n;
   uint lines;
   uint line_stride;
-  uint pixel_stride;
-  uint border;
+  uint pixel_stride;  // (the border mode is kBorder)
   uint tiles;  // 16-output tiles per subgroup segment (a push constant: any
                // segment length shares the pipeline)
 } pc;
@@ -147,7 +150,7 @@ void LanePixel(int e, out int b, out int l) {
 
 PIXEL LoadPixel(int k, int b, int l) {
   const int line = line0 + l;
-  const int i = BorderIndex(first - kRadius + 16 * k + b, int(pc.n), pc.border);
+  const int i = BorderIndex(first - kRadius + 16 * k + b, int(pc.n), uint(kBorder));
   if (line >= int(pc.lines) || i < 0) return PIXEL(0);
   return src[uint(line) * pc.line_stride + uint(i) * pc.pixel_stride];
 }
@@ -254,7 +257,7 @@ vec4 DirectOutput(int line, int i) {
   vec4 sum = vec4(0.0);
   if (line >= int(pc.lines)) return sum;
   for (int d = -kRadius; d <= kRadius; ++d) {
-    const int at = BorderIndex(i + d, int(pc.n), pc.border);
+    const int at = BorderIndex(i + d, int(pc.n), uint(kBorder));
     if (at >= 0) {
       sum += weights[abs(d)] *
              uintBitsToFloat(src[uint(line) * pc.line_stride + uint(at) * pc.pixel_stride]);

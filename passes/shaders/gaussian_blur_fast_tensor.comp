@@ -35,6 +35,10 @@ layout(constant_id = 2) const int kLinesAdjacent = 0;  // 1: line_stride 1 (a co
 layout(constant_id = 3) const int kWarps = 1;
 
 layout(constant_id = 4) const int kTiles = 8;  // 16-output tiles per subgroup (accumulators)
+// The border mode (RGFX_BORDER_*), fixed per pipeline rather than read from
+// the push constants, so that each unrolled load carries only its own
+// mode's mapping (the modulo of mirror and wrap is not in clamp's code).
+layout(constant_id = 5) const int kBorder = RGFX_BORDER_CLAMP;
 const int kBatch = 8;  // staging loads in flight per invocation
 const int kTaps16 = 1 + (2 * kRadius + 15) / 16;  // J
 const int kRows = 16 * (kTiles + kTaps16 - 1);     // panel rows
@@ -48,8 +52,7 @@ layout(push_constant) uniform Push {
   uint n;
   uint lines;
   uint line_stride;
-  uint pixel_stride;
-  uint border;
+  uint pixel_stride;  // (the border mode is kBorder)
 } pc;
 
 layout(std430, binding = 0) readonly buffer SrcBlock { uvec2 src[]; };
@@ -87,7 +90,7 @@ void main() {
         l = q / kRows;
       }
       const int line = line0 + l;
-      const int i = BorderIndex(first - kRadius + k, int(pc.n), pc.border);
+      const int i = BorderIndex(first - kRadius + k, int(pc.n), uint(kBorder));
       p[u] = uvec2(0);
       if (q < total && line < int(pc.lines) && i >= 0) {
         p[u] = src[uint(line) * pc.line_stride + uint(i) * pc.pixel_stride];

@@ -67,7 +67,7 @@ TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
   ASSERT_EQ(p.prepared.steps.size(), 2u);
   for (const passes::StepKernel& k : p.prepared.steps) {
     EXPECT_THAT(k.details, testing::HasSubstr("matrix units, streamed"));
-    ASSERT_EQ(k.spec.values.size(), 6u);
+    ASSERT_EQ(k.spec.values.size(), 7u);
     EXPECT_EQ(k.spec.values[0], 32u);
     EXPECT_EQ(k.spec.values[1], 64u);
     EXPECT_EQ(k.spec.values[3], 1u);
@@ -165,7 +165,7 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
       ASSERT_THAT(k.details, testing::HasSubstr("matrix units, streamed"));
       const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius);
       const uint32_t blocks = 1 + (2 * radius + 15) / 16;
-      ASSERT_EQ(k.spec.values.size(), 6u);
+      ASSERT_EQ(k.spec.values.size(), 7u);
       EXPECT_EQ(k.spec.values[0], 32 * shape.warps);
       // A row pass numbers segments first, unless its rows are one pixel
       // long: then the lines are adjacent in memory, as a column pass's.
@@ -231,7 +231,7 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
     for (const passes::StepKernel& k : p.prepared.steps) {
       EXPECT_THAT(k.details, testing::HasSubstr("matrix units"));
       EXPECT_THAT(k.details, testing::Not(testing::HasSubstr("streamed")));
-      ASSERT_EQ(k.spec.values.size(), 5u);
+      ASSERT_EQ(k.spec.values.size(), 6u);
       EXPECT_EQ(k.spec.values[4], 8u);  // tiles per subgroup
     }
   }
@@ -451,7 +451,7 @@ TEST(FastBothAxesPlan, SmallRadiiTakeOneDispatchWhereATileFits) {
       EXPECT_EQ(tile_h % 8, 0u);
       // Column runs: the longest of 8, 4, 2 that gives each of the 256
       // invocations one (32x32: 4; 64x32: 8).
-      ASSERT_EQ(k.spec.values.size(), 6u);
+      ASSERT_EQ(k.spec.values.size(), 7u);
       EXPECT_EQ(k.spec.values[5], tile_w == 64 ? 8u : 4u);
       EXPECT_EQ(k.groups_x, (1920 + tile_w - 1) / tile_w);
       EXPECT_EQ(k.groups_y, (1080 + tile_h - 1) / tile_h);
@@ -501,7 +501,7 @@ TEST(FastColumnPlan, ColumnsStagedInTilesWhereTheyFit) {
     }
     EXPECT_THAT(v.details, testing::HasSubstr("column tiles"));
     const uint32_t columns = f32 ? 2 : 4;
-    ASSERT_EQ(v.spec.values.size(), 6u);
+    ASSERT_EQ(v.spec.values.size(), 7u);
     EXPECT_EQ(v.spec.values[0], 64u);
     EXPECT_EQ(v.spec.values[2], 2u);  // the shader's path 2
     EXPECT_EQ(v.spec.values[5], columns);
@@ -542,6 +542,47 @@ TEST(FastBothAxesPlan, BothAxesStreamFromRadius7OnMatrixUnits) {
     BlurConfig small = Config(radius, PixelFormat::kRgba16F, MatrixCaps());
     small.extent = {512, 512};  // 128 groups of 4 lines, 32 tiles: too few subgroups
     EXPECT_EQ(PlanFast(small).plan.steps.size(), 1u);
+  }
+}
+
+// Every kernel of every path takes the border mode as a specialization
+// constant (each unrolled load then carries only its own mode's mapping;
+// the shaders ignore any border in their push constants): the last value,
+// id 6 in the one-dispatch, streamed and line-path shaders, id 5 in the
+// panel kernel. A plan that kept clamp here would blur mirror, wrap and
+// zero requests with clamped borders.
+TEST(FastPlan, EveryKernelTakesTheBorderModeAsASpecializationConstant) {
+  gpu::DeviceCaps no_matrix = MatrixCaps();
+  no_matrix.f16_matrix_product_16 = false;
+  struct Case {
+    int radius;
+    PixelFormat working;
+    gpu::DeviceCaps caps;
+    const char* path;  // a substring of the plan's details
+  };
+  const Case cases[] = {{3, PixelFormat::kRgba16F, MatrixCaps(), "both axes in one dispatch"},
+                        {64, PixelFormat::kRgba16F, MatrixCaps(), "streamed"},
+                        {150, PixelFormat::kRgba16F, MatrixCaps(), "panel"},
+                        {64, PixelFormat::kRgba32F, no_matrix, "row segments"},
+                        {64, PixelFormat::kRgba32F, no_matrix, "column tiles"},
+                        {500, PixelFormat::kRgba32F, no_matrix, "columns read directly"}};
+  for (const uint32_t border :
+       {RGFX_BORDER_CLAMP, RGFX_BORDER_MIRROR, RGFX_BORDER_WRAP, RGFX_BORDER_ZERO}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(::testing::Message() << "border " << border << ", r = " << c.radius << ", "
+                                        << c.path);
+      BlurConfig config = Config(c.radius, c.working, c.caps);
+      config.border = border;
+      const Planned p = PlanFast(config);
+      bool found = false;
+      for (const passes::StepKernel& k : p.prepared.steps) {
+        found = found || k.details.find(c.path) != std::string::npos;
+        const bool panel = k.details.find("panel") != std::string::npos;
+        ASSERT_EQ(k.spec.values.size(), panel ? 6u : 7u) << k.details;
+        EXPECT_EQ(k.spec.values.back(), border) << k.details;
+      }
+      EXPECT_TRUE(found) << "no step on the path named";
+    }
   }
 }
 
