@@ -273,11 +273,15 @@ std::vector<std::byte> MatrixTaps(const std::vector<double>& weights) {
 }
 
 // The streamed kernel's shape per J = 1 + ⌈2R/16⌉ weight blocks, from
-// one scan of every shape on the H100 (1080p RGBA16F, µs H + V; the scan,
-// sizes 512² to 4K included, is docs/blur/h100-stream-shapes.csv, each
+// scans of every shape on the H100 (µs H + V, RGBA16F). The table was first
+// chosen at 1080p (docs/blur/h100-stream-shapes.csv, sizes 512² to 4K, each
 // row's plan column naming its shape; an H200's scan,
-// docs/blur/h200-stream-shapes.csv, found the same winners at r = 48-80
-// and at r = 96 two tiles per step with 20 tiles (it did not try 18)):
+// docs/blur/h200-stream-shapes.csv, found the same winners at r = 48-80).
+// Once the border mode became a specialization constant (the unrolled loop
+// shrank from 56 to 12 KB of code at r = 64), a second scan of 25 shapes
+// (docs/blur/h100-stream-shapes-small-code-1080p.csv and -4k.csv) moved
+// J = 5, 6 and 10-11 and chose shapes of their own for large images
+// (LargeImageStreamShape). What the scans say:
 // - Segment length: each segment reads J − 1 blocks of halo, so longer
 //   segments read less, but give the GPU fewer subgroups to hide latency
 //   with; the best length moves with J (a 1080p row pass has 270 groups
@@ -286,19 +290,17 @@ std::vector<std::byte> MatrixTaps(const std::vector<double>& weights) {
 //   anyway, and single-subgroup workgroups spread evenly over the
 //   multiprocessors. r = 64 with 24 tiles, two per step: 4 subgroups 72.7,
 //   1 subgroup 46.0; 4K 222.7 against 175.9.
-// - Blocks loaded ahead: 4 while J is small; 2 beyond, where 4 cost more
-//   than they hide (r = 64, 24 tiles: 46 / 60; deeper queues grow the
-//   unrolled loop, 56 to 78 KB of code at r = 64).
-// - Tiles per step: two, except four at J = 5 and one at J = 6 and
-//   10–11 (r = 40: 42 / 45, r = 80: 59 / 74). Four tiles per step share
-//   more ring loads (J + 3 per 4 tiles) but take 136 registers at r = 64
-//   and were slower from J = 6 on (r = 64 67–75 against 46); at r = 32 they
-//   won (41.0–41.5 against 44.5 for the old 4-subgroup shape, 4K 145.2
-//   against 161.0; docs/blur/h100-stream-quads.csv).
-// Against the previous fixed shape (4 subgroups, at most 24 tiles, two per
-// step up to J = 13): r = 24 47.6 -> 34.3, r = 64 72.7 -> 46.0, r = 80 82.9
-// -> 59, r = 96 89.9 -> 72, r = 112 120.3 -> 92. kAhead is a multiple of
-// the tiles per step: that kernel consumes blocks N at a time.
+// - Blocks loaded ahead: 4 while J is small; 2 beyond at 1080p (r = 64,
+//   24 tiles, two per step: 44.8 against 44.0; with the old 56 KB loop 57
+//   against 47).
+// - Tiles per step: mostly two. At 1080p, with the small code: r = 32
+//   (J = 5) 20:2:2 37.1 against the old 24:4:4 42.0; r = 40 16:4:4 40.5
+//   against 16:2:1 43.0; r = 80 20:2:2 50.4 against 24:2:1 56.6.
+// Against the first fixed shape (4 subgroups, at most 24 tiles, two per
+// step up to J = 13): r = 24 47.6 -> 34.3, r = 64 72.7 -> 46.0 (44.0 with
+// the small code), r = 80 82.9 -> 50.4, r = 96 89.9 -> 55.8, r = 112
+// 120.3 -> 64.5. kAhead is a multiple of the tiles per step: that kernel
+// consumes blocks N at a time.
 // RGBA32F (the kernel's WORKING_F32 build: pixels twice the bytes, each
 // block's band found on the way into the ring) measured best in two
 // tiles per step, one subgroup, 24 tiles at J = 5 and from J = 12 on, the
@@ -306,16 +308,36 @@ std::vector<std::byte> MatrixTaps(const std::vector<double>& weights) {
 // point, docs/blur/h100-stream-shapes-rgba32f.csv: r = 32 79.6 against
 // the four-tile shape's 108.0, r = 96 161.8, r = 112 172.8 against 186.6).
 FastStreamShape StreamShape(uint32_t blocks, bool rgba32f) {
-  if (rgba32f && blocks == 5) return {24, 2, 2, 1};
-  if (rgba32f && blocks >= 12) return {24, 2, 2, 1, 48};
-  if (blocks <= 3) return {12, 4, 2, 1};   // r <= 16: 32.5 at r = 16 (34.3)
-  if (blocks == 4) return {16, 2, 2, 1};   // r = 24: 34.3 (47.6)
-  if (blocks == 5) return {24, 4, 4, 1};   // r = 32: 41.5 (44.5; 4K 145.2 against 161.0)
-  if (blocks == 6) return {16, 2, 1, 1};   // r = 40: 42 (45.6)
-  if (blocks <= 9) return {24, 2, 2, 1, 48};   // r = 48 42, r = 64 46.0 (45.6, 72.7)
-  if (blocks <= 11) return {24, 2, 1, 1, 48};  // r = 80: 59 (82.9)
-  if (blocks <= 13) return {18, 2, 2, 1, 48};  // r = 96: 72 (89.9)
-  return {20, 2, 2, 1, 48};                    // r = 112: 92 (120.3)
+  if (rgba32f) {  // not re-scanned since the small code
+    if (blocks <= 3) return {12, 4, 2, 1};
+    if (blocks == 4) return {16, 2, 2, 1};
+    if (blocks == 5) return {24, 2, 2, 1};
+    if (blocks == 6) return {16, 2, 1, 1};
+    if (blocks <= 9) return {24, 2, 2, 1, 48};
+    if (blocks <= 11) return {24, 2, 1, 1, 48};
+    return {24, 2, 2, 1, 48};
+  }
+  if (blocks <= 3) return {12, 4, 2, 1};        // r <= 16: 31.2 at r = 16
+  if (blocks == 4) return {16, 2, 2, 1};        // r = 24: 37.4 (16:4:2 36.4)
+  if (blocks == 5) return {20, 2, 2, 1};        // r = 32: 37.1 (24:4:4 42.0)
+  if (blocks == 6) return {16, 4, 4, 1};        // r = 40: 40.5 (16:2:1 43.0)
+  if (blocks <= 9) return {24, 2, 2, 1};        // r = 48 41.5, r = 64 44.0
+  if (blocks <= 11) return {20, 2, 2, 1};       // r = 80: 50.4 (24:2:1 56.6)
+  if (blocks <= 13) return {18, 2, 2, 1, 48};   // r = 96: 55.8
+  return {20, 2, 2, 1, 48};                     // r = 112: 64.5
+}
+// Images where StreamShape's segments give more than kStreamManySubgroups
+// subgroups (below) have latency to spare and gain from fewer halo reads
+// and from four tiles per step; 4K RGBA16F, µs H + V, this shape against
+// StreamShape's: r = 32 140 (152), r = 48 147 (153), r = 64 158 (172;
+// 176 with StreamShape's old growth to 48 tiles). Elsewhere StreamShape's
+// shape, grown to its long_tiles, was as fast (r = 16 128 against 126 for
+// the best, r = 80 165 against 163, r = 96 205 against 203).
+std::optional<FastStreamShape> LargeImageStreamShape(uint32_t blocks, bool rgba32f) {
+  if (rgba32f) return std::nullopt;
+  if (blocks == 5) return FastStreamShape{12, 2, 2, 1};
+  if (blocks >= 7 && blocks <= 9) return FastStreamShape{32, 4, 4, 1};
+  return std::nullopt;
 }
 // Each subgroup walks its segment alone, so the kernel needs many of them to
 // hide latency: segments shrink (down to kStreamMinTiles, the panel
@@ -328,13 +350,13 @@ constexpr uint32_t kStreamMinTiles = 8;
 constexpr uint32_t kStreamMinSubgroups = 1024;
 // The other way for large images: the table's segment lengths were chosen
 // at 1080p (1,350–1,920 subgroups a pass); where they would give more than
-// kStreamManySubgroups, segments grow (up to the shape's long_tiles) until
+// kStreamManySubgroups, the image takes LargeImageStreamShape's shape where
+// one was measured, else segments grow (up to the shape's long_tiles) until
 // they do not, or can grow no more: less halo read, and the GPU still has
 // plenty of subgroups. H100 RGBA16F, 4K, µs H + V, the table's lengths
-// against at most 48 tiles: r = 48 167.2 / 163.6, r = 64 174.6 / 167.9,
-// r = 96 262.7 / 235.3; 8K r = 64 649.5 / 625.9. Where J ≤ 6 longer
-// segments did not pay (4K r = 16, 32: level or slower), so those shapes
-// have no long_tiles.
+// against at most 48 tiles (before the small code): r = 96 262.7 / 235.3;
+// 8K r = 64 649.5 / 625.9. Where J ≤ 6 longer segments did not pay (4K
+// r = 16, 32: level or slower), so those shapes have no long_tiles.
 constexpr uint32_t kStreamManySubgroups = 2800;
 
 // SetFastStreamShapeOverride's shape (benchmarks only).
@@ -368,12 +390,14 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   const uint32_t radius = static_cast<uint32_t>(config.radius);
   if (config.radius > kStreamMaxRadius) return std::nullopt;
   const bool f32 = config.working == graph::PixelFormat::kRgba32F;
-  const FastStreamShape shape = StreamShapeOverride().value_or(StreamShape(MatrixTapBlocks(radius),
-                                                                          f32));
-  if (StreamSharedBytes(radius, shape, f32) > config.caps.max_compute_shared_memory_bytes ||
-      shape.warps * 32 > config.caps.max_workgroup_invocations) {
-    return std::nullopt;
-  }
+  const std::optional<FastStreamShape> override_shape = StreamShapeOverride();
+  const uint32_t blocks = MatrixTapBlocks(radius);
+  FastStreamShape shape = override_shape.value_or(StreamShape(blocks, f32));
+  const auto fits = [&](const FastStreamShape& s) {
+    return StreamSharedBytes(radius, s, f32) <= config.caps.max_compute_shared_memory_bytes &&
+           s.warps * 32 <= config.caps.max_workgroup_invocations;
+  };
+  if (!fits(shape)) return std::nullopt;
   const uint32_t tiles16 = DivideRoundingUp(layout.n, 16);
   const uint64_t line_groups = DivideRoundingUp(layout.lines, 4);
   uint32_t segments = DivideRoundingUp(tiles16, shape.max_tiles);
@@ -382,6 +406,11 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
     ++segments;
   }
   if (line_groups * segments < kStreamMinSubgroups) return std::nullopt;
+  if (const std::optional<FastStreamShape> large = LargeImageStreamShape(blocks, f32);
+      !override_shape && large && line_groups * segments > kStreamManySubgroups && fits(*large)) {
+    shape = *large;
+    segments = DivideRoundingUp(tiles16, shape.max_tiles);
+  }
   while (segments > 1 && line_groups * segments > kStreamManySubgroups &&
          DivideRoundingUp(tiles16, segments - 1) <= shape.long_tiles) {
     --segments;
@@ -735,8 +764,10 @@ absl::StatusOr<FastStreamShape> ParseFastStreamShape(const std::string& text) {
   return FastStreamShape{v[0], v[1], v[2], v[3]};
 }
 
-FastStreamShape FastStreamShapeFor(int radius, bool rgba32f) {
-  return StreamShape(MatrixTapBlocks(static_cast<uint32_t>(std::max(radius, 0))), rgba32f);
+FastStreamShape FastStreamShapeFor(int radius, bool rgba32f, bool large_image) {
+  const uint32_t blocks = MatrixTapBlocks(static_cast<uint32_t>(std::max(radius, 0)));
+  const std::optional<FastStreamShape> large = LargeImageStreamShape(blocks, rgba32f);
+  return large_image && large ? *large : StreamShape(blocks, rgba32f);
 }
 
 int FastMatrixMaxRadius(const gpu::DeviceCaps& caps) {

@@ -30,7 +30,10 @@ struct FastStreamShape {
   // beyond max_tiles.
   uint32_t long_tiles = 0;
 };
-FastStreamShape FastStreamShapeFor(int radius, bool rgba32f = false);
+// large_image: the shape for images where the first gives more than 2,800
+// subgroups a pass (fast.cc's kStreamManySubgroups), where one was measured
+// (else the same).
+FastStreamShape FastStreamShapeFor(int radius, bool rgba32f = false, bool large_image = false);
 
 // For benchmarks that measure the shapes against each other
 // (rgfx-gpu-bench --sweep_stream_shapes): while set, every plan made from

@@ -256,7 +256,10 @@ bool GuessHeld(uint lane_top, int guess) {
 vec4 DirectOutput(int line, int i) {
   vec4 sum = vec4(0.0);
   if (line >= int(pc.lines)) return sum;
-  for (int d = -kRadius; d <= kRadius; ++d) {
+  // Rolled: a rare path, called for 2 pixels of each of the step's tiles
+  // in an unrolled loop; unrolled here too (which the simple clamp mapping
+  // invites) it would multiply the kernel's code by the taps.
+  [[dont_unroll]] for (int d = -kRadius; d <= kRadius; ++d) {
     const int at = BorderIndex(i + d, int(pc.n), uint(kBorder));
     if (at >= 0) {
       sum += weights[abs(d)] *

@@ -87,16 +87,20 @@ TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
   EXPECT_EQ(v.spec.values[5], 1u);
   EXPECT_EQ(v.groups_x, 480u);      // 1920 / 4
   EXPECT_EQ(v.groups_y, 3u);
-  // 4K: 24 tiles would give 5,400 and 5,760 subgroups; segments grow to
-  // at most 48 tiles (2,700 and 2,880).
+  // 4K: 24 tiles would give 5,400 and 5,760 subgroups; the large-image
+  // shape instead, four tiles per step in segments of at most 32.
   BlurConfig uhd = Config(64, PixelFormat::kRgba16F, MatrixCaps());
   uhd.extent = {3840, 2160};
   const Planned big = PlanFast(uhd);
   ASSERT_EQ(big.prepared.steps.size(), 2u);
-  EXPECT_EQ(big.prepared.steps[0].segment, 48u);  // 240 tiles in 5 segments
-  EXPECT_EQ(big.prepared.steps[0].groups_x, 5u);
-  EXPECT_EQ(big.prepared.steps[1].segment, 45u);  // 135 tiles in 3 segments
-  EXPECT_EQ(big.prepared.steps[1].groups_y, 3u);
+  EXPECT_EQ(big.prepared.steps[0].segment, 30u);  // 240 tiles in 8 segments
+  EXPECT_EQ(big.prepared.steps[0].groups_x, 8u);
+  EXPECT_EQ(big.prepared.steps[1].segment, 27u);  // 135 tiles in 5 segments
+  EXPECT_EQ(big.prepared.steps[1].groups_y, 5u);
+  for (const passes::StepKernel& k : big.prepared.steps) {
+    EXPECT_THAT(k.details, testing::HasSubstr("four tiles per step"));
+    EXPECT_EQ(k.spec.values[4], 4u);  // blocks ahead
+  }
   ASSERT_EQ(p.plan.constants.size(), 2u);  // line-path weights, matrix blocks
   EXPECT_THAT(p.prepared.accuracy.summary, testing::HasSubstr("weights rounded to fp16"));
   EXPECT_TRUE(p.prepared.accuracy.exact);
@@ -150,8 +154,15 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
     EXPECT_TRUE(shape.tiles_per_step == 1 || shape.tiles_per_step == 2 || shape.tiles_per_step == 4);
     EXPECT_EQ(shape.ahead % shape.tiles_per_step, 0u);
     EXPECT_LE(shape.warps * (blocks + 2 * shape.tiles_per_step - 1) * 768, 48u << 10);
-    // Longer segments on large images only where J >= 7 (measured there).
-    EXPECT_EQ(shape.long_tiles, blocks >= 7 ? 48u : 0u);
+    // Longer segments on large images only where J >= 12 (measured there);
+    // J = 5 and 7-9 have large-image shapes of their own, which fit too.
+    EXPECT_EQ(shape.long_tiles, blocks >= 12 ? 48u : 0u);
+    const passes::FastStreamShape large = passes::FastStreamShapeFor(radius, false, true);
+    EXPECT_EQ(large.max_tiles != shape.max_tiles || large.ahead != shape.ahead ||
+                  large.tiles_per_step != shape.tiles_per_step,
+              blocks == 5 || (blocks >= 7 && blocks <= 9));
+    EXPECT_EQ(large.ahead % large.tiles_per_step, 0u);
+    EXPECT_LE(large.warps * (blocks + 2 * large.tiles_per_step - 1) * 768, 48u << 10);
   }
   for (int radius : {0, 1, 16, 17, 40, 48, 64, 80, 96, 97, 100, 112}) {
     for (uint32_t n : {1u, 15u, 16u, 17u, 255u, 256u, 257u, 513u, 1080u, 4099u}) {
@@ -163,7 +174,12 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
       ASSERT_EQ(p.prepared.steps.size(), 1u);
       const passes::StepKernel& k = p.prepared.steps[0];
       ASSERT_THAT(k.details, testing::HasSubstr("matrix units, streamed"));
-      const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius);
+      // More than 2,800 subgroups (1,024 line groups here: from 3
+      // segments) with the first shape: the large-image one.
+      const passes::FastStreamShape first = passes::FastStreamShapeFor(radius);
+      const uint32_t tiles16 = (n + 15) / 16;
+      const bool large = (tiles16 + first.max_tiles - 1) / first.max_tiles * 1024 > 2800;
+      const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius, false, large);
       const uint32_t blocks = 1 + (2 * radius + 15) / 16;
       ASSERT_EQ(k.spec.values.size(), 7u);
       EXPECT_EQ(k.spec.values[0], 32 * shape.warps);
@@ -175,7 +191,6 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
       const uint32_t line_groups = adjacent ? k.groups_x : k.groups_y;
       EXPECT_EQ(k.spec.values[3], shape.warps);
       EXPECT_EQ(k.spec.values[4], shape.ahead);
-      const uint32_t tiles16 = (n + 15) / 16;
       EXPECT_GE(k.segment, 1u);
       EXPECT_LE(k.segment, std::max(shape.max_tiles, shape.long_tiles));
       // Every output has a segment; removing one segment would leave some
@@ -183,9 +198,8 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
       EXPECT_GE(segments * k.segment, tiles16);
       EXPECT_LT((segments - 1) * k.segment, tiles16);
       // As many segments as max_tiles needs; but where that gives more than
-      // 2,800 subgroups (1,024 line groups here: from 3 segments), no more
-      // than the larger of 2,800 / 1,024 = 2 and the fewest that long_tiles
-      // allows.
+      // 2,800 subgroups, no more than the larger of 2,800 / 1,024 = 2 and
+      // the fewest that long_tiles allows.
       const uint32_t by_max = (tiles16 + shape.max_tiles - 1) / shape.max_tiles;
       uint32_t expected = by_max;
       if (shape.long_tiles > 0) {
@@ -375,14 +389,15 @@ TEST(FastMatrixPlan, LinePathsWithoutMatrixUnitsOrForRgba32FUnlessAllowed) {
 }
 
 // RGBA32F on matrix units streams up to r = 112 (never the panel kernel,
-// which reads fp16), in its own shapes (two tiles per step at r = 32, where
-// RGBA16F takes four), with fp32 scratch rows
+// which reads fp16), in its own shapes (24 tiles at r = 32, where RGBA16F
+// takes 20), with fp32 scratch rows
 // in its shared memory; the plan states it
 // approximate, with the bound of its fp16 weights and values as the PSNR;
 // only where the request allows that much (min_psnr_db).
 TEST(FastMatrixPlan, Rgba32FStreamsInBandsWhenAllowedAndSaysItIsApproximate) {
-  EXPECT_EQ(passes::FastStreamShapeFor(32, true).tiles_per_step, 2u);
-  EXPECT_EQ(passes::FastStreamShapeFor(32).tiles_per_step, 4u);
+  EXPECT_EQ(passes::FastStreamShapeFor(32, true).max_tiles, 24u);
+  EXPECT_EQ(passes::FastStreamShapeFor(32).max_tiles, 20u);
+  EXPECT_EQ(passes::FastStreamShapeFor(64, true, true).tiles_per_step, 2u);  // no large shape
   for (int radius : {9, 32, 40, 64, 112}) {
     SCOPED_TRACE(radius);
     BlurConfig config = Config(radius, PixelFormat::kRgba32F, MatrixCaps());
