@@ -297,8 +297,8 @@ std::vector<std::byte> MatrixTaps(const std::vector<double>& weights) {
 //   (J = 5) 20:2:2 37.1 against the old 24:4:4 42.0; r = 40 16:4:4 40.5
 //   against 16:2:1 43.0; r = 80 20:2:2 50.4 against 24:2:1 56.6.
 // Against the first fixed shape (4 subgroups, at most 24 tiles, two per
-// step up to J = 13): r = 24 47.6 -> 34.3, r = 64 72.7 -> 46.0 (44.0 with
-// the small code), r = 80 82.9 -> 50.4, r = 96 89.9 -> 55.8, r = 112
+// step up to J = 13): r = 24 47.6 -> 34.3 (37.4 with the small code), r = 64
+// 72.7 -> 46.0 (44.0), r = 80 82.9 -> 50.4, r = 96 89.9 -> 55.8, r = 112
 // 120.3 -> 64.5. kAhead is a multiple of the tiles per step: that kernel
 // consumes blocks N at a time.
 // RGBA32F (the kernel's WORKING_F32 build: pixels twice the bytes, each
@@ -429,8 +429,6 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   // 78.9 / 68.4, r = 48 85.3 / 78.6, r = 64 99.3 / 96.5. Row passes gained
   // nothing from it (1080p within 1%, 4K r = 8 63.7 / 64.8).
   const uint32_t line_groups_first = lines_adjacent;
-  // The border mode is a specialization constant: each unrolled load then
-  // carries only its own mode's mapping (see the shader).
   k.spec.values = {shape.warps * 32, radius, lines_adjacent, shape.warps, shape.ahead,
                    line_groups_first, config.border};
   k.segment = tiles;  // in 16-output tiles
@@ -536,7 +534,7 @@ struct FastPush {
   uint32_t n;
   uint32_t lines;
   uint32_t line_stride;
-  uint32_t pixel_stride;  // (the border mode is a specialization constant)
+  uint32_t pixel_stride;
 };
 
 // Must match the push_constant block of gaussian_blur_fast_stream.comp:

@@ -6,6 +6,11 @@
 // so negative offsets are folded with non-negative ones only.
 int PositiveModulo(int i, int m) { return i >= 0 ? i % m : m - 1 - ((-i - 1) % m); }
 
+// Where `mode` is a specialization constant (gaussian_blur_fast*.comp's
+// kBorder), the driver folds this to the one mode's mapping; read from push
+// constants, every inlined call carries all four, the modulo of mirror and
+// wrap included (fast's streamed kernel at r = 64: 56 KB of code against
+// 11.6 KB, and slower at most radii; docs/PERFORMANCE.md).
 int BorderIndex(int i, int n, uint mode) {
   if (i >= 0 && i < n) return i;
   if (mode == RGFX_BORDER_CLAMP) return clamp(i, 0, n - 1);

@@ -32,16 +32,14 @@ layout(constant_id = 2) const int kPath = 0;
 layout(constant_id = 3) const int kCapacity = 1;  // shared pixels (paths 0 and 2)
 layout(constant_id = 4) const int kOutputs = 8;
 layout(constant_id = 5) const int kColumns = 1;   // path 2: columns per workgroup
-// The border mode (RGFX_BORDER_*), fixed per pipeline rather than read from
-// the push constants, so that each unrolled load carries only its own
-// mode's mapping (the modulo of mirror and wrap is not in clamp's code).
+// RGFX_BORDER_*, per pipeline (border.glsl says why).
 layout(constant_id = 6) const int kBorder = RGFX_BORDER_CLAMP;
 
 layout(push_constant) uniform Push {
   uint n;
   uint lines;
   uint line_stride;
-  uint pixel_stride;  // (the border mode is kBorder)
+  uint pixel_stride;
 } pc;
 
 WORKING_BUFFER(0, readonly, src);

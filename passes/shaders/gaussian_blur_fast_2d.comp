@@ -33,14 +33,12 @@ layout(constant_id = 4) const int kInPlace = 0;  // 1: blurred rows over the sta
 // Outputs per column run (8, 4 or 2; divides kTileH): the planner makes
 // the runs at least as many as the invocations.
 layout(constant_id = 5) const int kColRun = 8;
-// The border mode (RGFX_BORDER_*), fixed per pipeline rather than read from
-// the push constants, so that each unrolled load carries only its own
-// mode's mapping (the modulo of mirror and wrap is not in clamp's code).
+// RGFX_BORDER_*, per pipeline (border.glsl says why).
 layout(constant_id = 6) const int kBorder = RGFX_BORDER_CLAMP;
 
 layout(push_constant) uniform Push {
   uint width;
-  uint height;  // (the border mode is kBorder)
+  uint height;
 } pc;
 
 WORKING_BUFFER(0, readonly, src);

@@ -57,9 +57,7 @@ layout(constant_id = 4) const int kAhead = 4;
 // workgroups take neighbouring lines: the plan's choice for column
 // passes), 0: x segments, y line groups.
 layout(constant_id = 5) const int kLineGroupsFirst = 0;
-// The border mode (RGFX_BORDER_*), fixed per pipeline rather than read from
-// the push constants, so that each unrolled load carries only its own
-// mode's mapping (the modulo of mirror and wrap is not in clamp's code).
+// RGFX_BORDER_*, per pipeline (border.glsl says why).
 layout(constant_id = 6) const int kBorder = RGFX_BORDER_CLAMP;
 const int kTaps16 = 1 + (2 * kRadius + 15) / 16;  // J: input blocks per output tile
 // A ring or scratch row: 4 pixels (one per line, 4 halves each) plus 2 of
@@ -105,7 +103,7 @@ layout(push_constant) uniform Push {
   uint n;
   uint lines;
   uint line_stride;
-  uint pixel_stride;  // (the border mode is kBorder)
+  uint pixel_stride;
   uint tiles;  // 16-output tiles per subgroup segment (a push constant: any
                // segment length shares the pipeline)
 } pc;

@@ -35,9 +35,7 @@ layout(constant_id = 2) const int kLinesAdjacent = 0;  // 1: line_stride 1 (a co
 layout(constant_id = 3) const int kWarps = 1;
 
 layout(constant_id = 4) const int kTiles = 8;  // 16-output tiles per subgroup (accumulators)
-// The border mode (RGFX_BORDER_*), fixed per pipeline rather than read from
-// the push constants, so that each unrolled load carries only its own
-// mode's mapping (the modulo of mirror and wrap is not in clamp's code).
+// RGFX_BORDER_*, per pipeline (border.glsl says why).
 layout(constant_id = 5) const int kBorder = RGFX_BORDER_CLAMP;
 const int kBatch = 8;  // staging loads in flight per invocation
 const int kTaps16 = 1 + (2 * kRadius + 15) / 16;  // J
@@ -52,7 +50,7 @@ layout(push_constant) uniform Push {
   uint n;
   uint lines;
   uint line_stride;
-  uint pixel_stride;  // (the border mode is kBorder)
+  uint pixel_stride;
 } pc;
 
 layout(std430, binding = 0) readonly buffer SrcBlock { uvec2 src[]; };
