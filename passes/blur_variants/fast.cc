@@ -296,6 +296,16 @@ std::vector<std::byte> MatrixTaps(const std::vector<double>& weights) {
 // - Tiles per step: mostly two. At 1080p, with the small code: r = 32
 //   (J = 5) 20:2:2 37.1 against the old 24:4:4 42.0; r = 40 16:4:4 40.5
 //   against 16:2:1 43.0; r = 80 20:2:2 50.4 against 24:2:1 56.6.
+// - Rows and columns apart (a third scan, 2026-11-27: 34 shapes at 1080p,
+//   two accumulator chains among them, docs/blur/h100-stream-shapes-axes-1080p.csv):
+//   a row pass gains from one tile per step at J = 2 and 4, four at J = 7
+//   and shorter segments at J = 10-11; a column pass from shorter segments
+//   at J = 14-15 and two accumulator chains per tile at J = 9 (each tile
+//   waits on a chain of 5 dependent products instead of 9; 116 registers
+//   instead of 96). The 2026-11-26 scan had found the same winners per
+//   axis. Two chains gained nothing for rows (r = 64: 21.0 both) nor for
+//   columns at other J (r = 16 +4.6, 32 +1.5, 40 +3.0, 48 +0.4, 56 +0.3,
+//   80 +4.0, 96 +1.6, 112 +2.6 µs).
 // Against the first fixed shape (4 subgroups, at most 24 tiles, two per
 // step up to J = 13): r = 24 47.6 -> 34.3 (37.4 with the small code), r = 64
 // 72.7 -> 46.0 (44.0), r = 80 82.9 -> 50.4, r = 96 89.9 -> 55.8, r = 112
@@ -307,8 +317,8 @@ std::vector<std::byte> MatrixTaps(const std::vector<double>& weights) {
 // table's shapes elsewhere (H100, 1080p, µs H + V, one sweep of 9 runs a
 // point, docs/blur/h100-stream-shapes-rgba32f.csv: r = 32 79.6 against
 // the four-tile shape's 108.0, r = 96 161.8, r = 112 172.8 against 186.6).
-FastStreamShape StreamShape(uint32_t blocks, bool rgba32f) {
-  if (rgba32f) {  // not re-scanned since the small code
+FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
+  if (rgba32f) {  // not re-scanned since the small code; rows and columns alike
     if (blocks <= 3) return {12, 4, 2, 1};
     if (blocks == 4) return {16, 2, 2, 1};
     if (blocks == 5) return {24, 2, 2, 1};
@@ -317,14 +327,27 @@ FastStreamShape StreamShape(uint32_t blocks, bool rgba32f) {
     if (blocks <= 11) return {24, 2, 1, 1, 48};
     return {24, 2, 2, 1, 48};
   }
-  if (blocks <= 3) return {12, 4, 2, 1};        // r <= 16: 31.2 at r = 16
-  if (blocks == 4) return {16, 2, 2, 1};        // r = 24: 37.4 (16:4:2 36.4)
-  if (blocks == 5) return {20, 2, 2, 1};        // r = 32: 37.1 (24:4:4 42.0)
-  if (blocks == 6) return {16, 4, 4, 1};        // r = 40: 40.5 (16:2:1 43.0)
-  if (blocks <= 9) return {24, 2, 2, 1};        // r = 48 41.5, r = 64 44.0
-  if (blocks <= 11) return {20, 2, 2, 1};       // r = 80: 50.4 (24:2:1 56.6)
-  if (blocks <= 13) return {18, 2, 2, 1, 48};   // r = 96: 55.8
-  return {20, 2, 2, 1, 48};                     // r = 112: 64.5
+  // µs of the pass, from the 2026-11-27 scan (H for rows, V for columns),
+  // against the shape both axes shared before where it differs.
+  if (columns) {
+    if (blocks <= 3) return {12, 4, 2, 1};          // r = 16: 17.7
+    if (blocks == 4) return {16, 2, 2, 1};          // r = 24: 19.7
+    if (blocks == 5) return {20, 2, 2, 1};          // r = 32: 19.2
+    if (blocks <= 8) return {24, 2, 2, 1};          // r = 40 21.5 (16:4:4 21.8), r = 48 21.8
+    if (blocks == 9) return {24, 2, 2, 1, 0, 2};    // r = 64: 21.8 (one chain 23.0)
+    if (blocks <= 11) return {20, 2, 2, 1};         // r = 80: 26.1
+    if (blocks <= 13) return {18, 2, 2, 1, 48};     // r = 96: 30.7
+    return {16, 2, 2, 1, 48};                       // r = 112: 34.3 (20:2:2 36.9)
+  }
+  if (blocks <= 2) return {12, 4, 1, 1};            // r = 8: 13.1 (12:4:2 14.6)
+  if (blocks <= 3) return {12, 4, 2, 1};            // r = 16: 13.6
+  if (blocks == 4) return {16, 4, 1, 1};            // r = 24: 16.1 (16:2:2 17.9)
+  if (blocks <= 6) return {20, 2, 2, 1};            // r = 32 17.9, r = 40 18.7 (16:4:4 19.2)
+  if (blocks == 7) return {16, 4, 4, 1};            // r = 48: 17.9 (24:2:2 20.0)
+  if (blocks <= 9) return {24, 2, 2, 1};            // r = 56 21.3, r = 64 21.0
+  if (blocks <= 11) return {16, 2, 2, 1};           // r = 80: 22.5 (20:2:2 24.8)
+  if (blocks <= 13) return {18, 2, 2, 1, 48};       // r = 96: 25.6
+  return {20, 2, 2, 1, 48};                         // r = 112: 27.7
 }
 // Images where StreamShape's segments give more than kStreamManySubgroups
 // subgroups (below) have latency to spare and gain from fewer halo reads
@@ -392,7 +415,8 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   const bool f32 = config.working == graph::PixelFormat::kRgba32F;
   const std::optional<FastStreamShape> override_shape = StreamShapeOverride();
   const uint32_t blocks = MatrixTapBlocks(radius);
-  FastStreamShape shape = override_shape.value_or(StreamShape(blocks, f32));
+  const bool lines_adjacent = layout.in_line_stride == 1;
+  FastStreamShape shape = override_shape.value_or(StreamShape(blocks, f32, lines_adjacent));
   const auto fits = [&](const FastStreamShape& s) {
     return StreamSharedBytes(radius, s, f32) <= config.caps.max_compute_shared_memory_bytes &&
            s.warps * 32 <= config.caps.max_workgroup_invocations;
@@ -421,16 +445,16 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   k.shader = shape.tiles_per_step == 4   ? kShaderMatrixStreamQuads
              : shape.tiles_per_step == 2 ? kShaderMatrixStreamPairs
                                          : kShaderMatrixStream;
-  const uint32_t lines_adjacent = layout.in_line_stride == 1 ? 1 : 0;
   // Column passes number the line groups first, so that neighbouring
   // workgroups read neighbouring 32-byte pieces of the same rows (4 of them
   // a 128-byte line). H100 RGBA16F, vertical pass µs, segments first / line
   // groups first: 1080p r = 8 17.4 / 16.9, r = 64 24.8 / 24.6; 4K r = 8
   // 78.9 / 68.4, r = 48 85.3 / 78.6, r = 64 99.3 / 96.5. Row passes gained
   // nothing from it (1080p within 1%, 4K r = 8 63.7 / 64.8).
-  const uint32_t line_groups_first = lines_adjacent;
-  k.spec.values = {shape.warps * 32, radius, lines_adjacent, shape.warps, shape.ahead,
-                   line_groups_first, config.border};
+  const uint32_t line_groups_first = lines_adjacent ? 1 : 0;
+  const uint32_t chains = lines_adjacent ? shape.column_chains : 1;
+  k.spec.values = {shape.warps * 32, radius, lines_adjacent ? 1u : 0u, shape.warps, shape.ahead,
+                   line_groups_first, config.border, chains};
   k.segment = tiles;  // in 16-output tiles
   k.groups_x = DivideRoundingUp(layout.n, 16 * tiles);
   k.groups_y = DivideRoundingUp(layout.lines, 4 * shape.warps);
@@ -447,7 +471,8 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
       TilesPerStepWords(shape.tiles_per_step), " per step, with a ring of ",
       StreamRingBlocks(radius, shape), " blocks, ", shape.ahead,
       " loaded ahead; ", 4 * shape.warps, " lines per workgroup, ",
-      StreamSharedBytes(radius, shape, f32), " bytes");
+      StreamSharedBytes(radius, shape, f32), " bytes",
+      chains == 2 ? "; two accumulator chains per tile" : "");
   return k;
 }
 
@@ -739,13 +764,15 @@ void SetFastStreamShapeOverride(std::optional<FastStreamShape> shape) {
 
 absl::StatusOr<FastStreamShape> ParseFastStreamShape(const std::string& text) {
   const std::vector<std::string> fields = absl::StrSplit(text, ':');
-  uint32_t v[4] = {};
-  const char* const names[4] = {"max_tiles", "ahead", "tiles_per_step", "warps"};
-  if (fields.size() != 4) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "stream shape '", text, "': expected max_tiles:ahead:tiles_per_step:warps, e.g. 24:2:2:1"));
+  uint32_t v[5] = {0, 0, 0, 0, 1};
+  const char* const names[5] = {"max_tiles", "ahead", "tiles_per_step", "warps", "column_chains"};
+  if (fields.size() != 4 && fields.size() != 5) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("stream shape '", text,
+                     "': expected max_tiles:ahead:tiles_per_step:warps[:column_chains], e.g. "
+                     "24:2:2:1"));
   }
-  for (int i = 0; i < 4; ++i) {
+  for (size_t i = 0; i < fields.size(); ++i) {
     if (!absl::SimpleAtoi(fields[i], &v[i]) || v[i] == 0 || v[i] > 64) {
       return absl::InvalidArgumentError(absl::StrCat("stream shape '", text, "': ", names[i], " '",
                                                      fields[i], "' is not a number from 1 to 64"));
@@ -759,13 +786,17 @@ absl::StatusOr<FastStreamShape> ParseFastStreamShape(const std::string& text) {
     return absl::InvalidArgumentError(absl::StrCat(
         "stream shape '", text, "': ahead must be a multiple of tiles_per_step"));
   }
-  return FastStreamShape{v[0], v[1], v[2], v[3]};
+  if (v[4] != 1 && v[4] != 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("stream shape '", text, "': column_chains must be 1 or 2"));
+  }
+  return FastStreamShape{v[0], v[1], v[2], v[3], 0, v[4]};
 }
 
-FastStreamShape FastStreamShapeFor(int radius, bool rgba32f, bool large_image) {
+FastStreamShape FastStreamShapeFor(int radius, bool rgba32f, bool large_image, bool columns) {
   const uint32_t blocks = MatrixTapBlocks(static_cast<uint32_t>(std::max(radius, 0)));
   const std::optional<FastStreamShape> large = LargeImageStreamShape(blocks, rgba32f);
-  return large_image && large ? *large : StreamShape(blocks, rgba32f);
+  return large_image && large ? *large : StreamShape(blocks, rgba32f, columns);
 }
 
 int FastMatrixMaxRadius(const gpu::DeviceCaps& caps) {

@@ -29,11 +29,18 @@ struct FastStreamShape {
   // gives more than kStreamManySubgroups (fast.cc) subgroups; 0 = never
   // beyond max_tiles.
   uint32_t long_tiles = 0;
+  // Accumulator chains per tile in column passes (1 or 2): two halve the
+  // chain of dependent products each tile waits for, for 8 more registers
+  // a tile. Row passes keep one (where two were measured, they gained
+  // nothing there).
+  uint32_t column_chains = 1;
 };
 // large_image: the shape for images where the first gives more than 2,800
 // subgroups a pass (fast.cc's kStreamManySubgroups), where one was measured
-// (else the same).
-FastStreamShape FastStreamShapeFor(int radius, bool rgba32f = false, bool large_image = false);
+// (else the same). columns: a pass whose lines are adjacent in memory (a
+// column pass), which RGBA16F measures apart from rows below large images.
+FastStreamShape FastStreamShapeFor(int radius, bool rgba32f = false, bool large_image = false,
+                                   bool columns = false);
 
 // For benchmarks that measure the shapes against each other
 // (rgfx-gpu-bench --sweep_stream_shapes): while set, every plan made from
@@ -42,8 +49,9 @@ FastStreamShape FastStreamShapeFor(int radius, bool rgba32f = false, bool large_
 // does not fit); std::nullopt restores the measured table. Process-wide;
 // the server never sets it.
 void SetFastStreamShapeOverride(std::optional<FastStreamShape> shape);
-// "max_tiles:ahead:tiles_per_step:warps", e.g. "24:2:2:1"; an error names
-// the field that is wrong (ahead must be a multiple of tiles_per_step).
+// "max_tiles:ahead:tiles_per_step:warps[:column_chains]", e.g. "24:2:2:1" or
+// "24:2:2:1:2"; an error names the field that is wrong (ahead must be a
+// multiple of tiles_per_step, column_chains 1 or 2).
 absl::StatusOr<FastStreamShape> ParseFastStreamShape(const std::string& text);
 
 }  // namespace rgfx::passes

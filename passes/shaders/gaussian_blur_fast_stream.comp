@@ -59,6 +59,11 @@ layout(constant_id = 4) const int kAhead = 4;
 layout(constant_id = 5) const int kLineGroupsFirst = 0;
 // RGFX_BORDER_*, per pipeline (border.glsl says why).
 layout(constant_id = 6) const int kBorder = RGFX_BORDER_CLAMP;
+// Accumulator chains per tile: 1, or 2 (products of odd j in a second
+// chain, added at the end), which halves the chain of dependent products a
+// tile waits for at the cost of 8 registers a tile: the plan's choice
+// (fast.cc, StreamShape's column_chains).
+layout(constant_id = 7) const int kChains = 1;
 const int kTaps16 = 1 + (2 * kRadius + 15) / 16;  // J: input blocks per output tile
 // A ring or scratch row: 4 pixels (one per line, 4 halves each) plus 2 of
 // padding, so that the 8 rows a matrix load reads at once (48 bytes apart)
@@ -347,15 +352,26 @@ void main() {
       }
       SharedBarrier();
 
-      F32MAT acc[kTilesPerStep];
+      F32MAT acc[kTilesPerStep], odd[kTilesPerStep];  // odd: the second chain
       for (int attempt = 0; attempt < 2; ++attempt) {
         [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) acc[q] = F32MAT(0.0);
+        if (kChains == 2) {
+          [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) odd[q] = F32MAT(0.0);
+        }
         [[unroll]] for (int j = 0; j < kTaps16 + kTilesPerStep - 1; ++j) {
           F16MAT x;
           coopMatLoadNV(x, ring, uint(SlotWords(s + j)), uint(kRowWords), false);
           [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
-            if (j - q >= 0 && j - q < kTaps16) acc[q] = coopMatMulAddNV(t[j - q], x, acc[q]);
+            if (j - q < 0 || j - q >= kTaps16) continue;
+            if (kChains == 2 && (j - q) % 2 == 1) {
+              odd[q] = coopMatMulAddNV(t[j - q], x, odd[q]);
+            } else {
+              acc[q] = coopMatMulAddNV(t[j - q], x, acc[q]);
+            }
           }
+        }
+        if (kChains == 2) {
+          [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) acc[q] = acc[q] + odd[q];
         }
 #ifdef WORKING_F32
         if (attempt == 1) break;

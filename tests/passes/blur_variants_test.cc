@@ -298,11 +298,11 @@ TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
 // last step has one tile), the last segment partial, line counts that
 // leave the last workgroup's subgroups short of lines, every border, one
 // axis and both (r = 7 both: streamed, not the one-dispatch kernel); the
-// radii span the measured shapes (passes::FastStreamShapeFor): four tiles
-// per step (r = 40) and two (the others), 4 blocks loaded ahead (r = 5, 7,
-// 40) and 2, so both queue depths run (one tile per step, which the
-// RGBA16F table no longer picks: FastMatrixStreamShapesMatchReference,
-// r = 33). Without matrix units (lavapipe) nothing
+// radii span the measured shapes of rows and columns
+// (passes::FastStreamShapeFor): one tile per step (rows at r = 5, 7, 17),
+// four (rows at r = 48), two (the others), two accumulator chains (columns
+// at r = 64), 4 blocks loaded ahead (r = 5, 7, 17, 48 rows) and 2, so both
+// queue depths run. Without matrix units (lavapipe) nothing
 // streams: the same shapes, 21 lines instead of 601, run the line paths,
 // and the test says so.
 TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
@@ -326,13 +326,18 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
       const std::string details = FastLineStepDetails(caps, radius, w, h);
       EXPECT_EQ(details.find("streamed") != std::string::npos, matrix) << details;
       if (matrix) {
-        const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius);
+        const bool columns = w < h;  // the long lines are columns
+        const passes::FastStreamShape shape =
+            passes::FastStreamShapeFor(radius, false, false, columns);
         const std::string kernel = absl::StrCat(
             TilesPerStepWords(shape.tiles_per_step), ", with a ring of ",
             1 + (2 * radius + 15) / 16 + shape.tiles_per_step - 1, " blocks, ", shape.ahead,
             " loaded ahead; ", 4 * shape.warps, " lines per workgroup");
         EXPECT_THAT(details, ::testing::HasSubstr(kernel));
-        kernels.insert(kernel.substr(0, 3) + kernel.substr(kernel.find(" blocks, ")));
+        const bool chains = columns && shape.column_chains == 2;
+        EXPECT_EQ(details.find("two accumulator chains per tile") != std::string::npos, chains);
+        kernels.insert(kernel.substr(0, 3) + kernel.substr(kernel.find(" blocks, ")) +
+                       (chains ? " chains" : ""));
         EXPECT_THAT(details, ::testing::HasSubstr(length == 1100 ? "along 160 outputs"
                                                                : "along 176 outputs"));
       }
@@ -350,9 +355,10 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
   }
   std::printf("worst error over these images %.2e (tolerance %.1e)\n", worst, 1.5e-3);
   if (matrix) {
-    // Both kernel builds of the table and both queue depths ran (one tile
-    // per step and other workgroup sizes: FastMatrixStreamShapesMatchReference).
-    for (const char* part : {"two", "fou", " 2 loaded", " 4 loaded"}) {
+    // Every kernel build of the table (one, two and four tiles per step,
+    // two accumulator chains), both queue depths ran (other workgroup
+    // sizes: FastMatrixStreamShapesMatchReference).
+    for (const char* part : {"one", "two", "fou", " 2 loaded", " 4 loaded", " chains"}) {
       EXPECT_TRUE(std::any_of(kernels.begin(), kernels.end(), [&](const std::string& k) {
         return k.find(part) != std::string::npos;
       })) << part;

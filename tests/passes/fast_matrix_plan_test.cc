@@ -62,12 +62,12 @@ TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
   // r = 64: the streamed kernel in its measured shape (one subgroup of 32
   // per workgroup, 4 lines along a segment of at most 24 tiles of 16
   // outputs, as even as the line allows, two tiles per step, 2 blocks
-  // loaded ahead).
+  // loaded ahead; the column pass with two accumulator chains per tile).
   const Planned p = PlanFast(Config(64, PixelFormat::kRgba16F, MatrixCaps()));
   ASSERT_EQ(p.prepared.steps.size(), 2u);
   for (const passes::StepKernel& k : p.prepared.steps) {
     EXPECT_THAT(k.details, testing::HasSubstr("matrix units, streamed"));
-    ASSERT_EQ(k.spec.values.size(), 7u);
+    ASSERT_EQ(k.spec.values.size(), 8u);
     EXPECT_EQ(k.spec.values[0], 32u);
     EXPECT_EQ(k.spec.values[1], 64u);
     EXPECT_EQ(k.spec.values[3], 1u);
@@ -78,6 +78,10 @@ TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
   const passes::StepKernel& v = p.prepared.steps[1];
   EXPECT_EQ(h.spec.values[2], 0u);  // rows: pixels adjacent
   EXPECT_EQ(v.spec.values[2], 1u);  // columns: lines adjacent
+  EXPECT_EQ(h.spec.values[7], 1u);  // rows: one accumulator chain per tile
+  EXPECT_EQ(v.spec.values[7], 2u);  // columns: two
+  EXPECT_THAT(h.details, testing::Not(testing::HasSubstr("accumulator chains")));
+  EXPECT_THAT(v.details, testing::HasSubstr("bytes; two accumulator chains per tile"));
   EXPECT_EQ(h.segment, 24u);        // 120 tiles in 5 segments
   EXPECT_EQ(h.groups_x, 5u);
   EXPECT_EQ(h.groups_y, 270u);      // 1080 / 4
@@ -100,6 +104,7 @@ TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
   for (const passes::StepKernel& k : big.prepared.steps) {
     EXPECT_THAT(k.details, testing::HasSubstr("four tiles per step"));
     EXPECT_EQ(k.spec.values[4], 4u);  // blocks ahead
+    EXPECT_EQ(k.spec.values[7], 1u);  // one chain: four tiles have registers to spare for none
   }
   ASSERT_EQ(p.plan.constants.size(), 2u);  // line-path weights, matrix blocks
   EXPECT_THAT(p.prepared.accuracy.summary, testing::HasSubstr("weights rounded to fp16"));
@@ -145,24 +150,43 @@ TEST(FastMatrixPlan, StreamedAccuracyStatesTheHalfWeightsError) {
 // r = 112 the panel kernel (2 subgroups x 8 tiles while its panel fits).
 TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
   for (int radius = 0; radius <= 112; ++radius) {
-    const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius);
+    for (bool columns : {false, true}) {
+      const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius, false, false, columns);
+      const uint32_t blocks = 1 + (2 * radius + 15) / 16;
+      SCOPED_TRACE(testing::Message() << "r=" << radius << (columns ? " columns" : " rows"));
+      EXPECT_GE(shape.max_tiles, 8u);
+      EXPECT_TRUE(shape.ahead == 2 || shape.ahead == 4);
+      EXPECT_TRUE(shape.warps == 1 || shape.warps == 4);
+      EXPECT_TRUE(shape.tiles_per_step == 1 || shape.tiles_per_step == 2 || shape.tiles_per_step == 4);
+      EXPECT_EQ(shape.ahead % shape.tiles_per_step, 0u);
+      EXPECT_LE(shape.warps * (blocks + 2 * shape.tiles_per_step - 1) * 768, 48u << 10);
+      // Longer segments on large images only where J >= 12 (measured there);
+      // J = 5 and 7-9 have large-image shapes of their own, which fit too.
+      EXPECT_EQ(shape.long_tiles, blocks >= 12 ? 48u : 0u);
+      const passes::FastStreamShape large = passes::FastStreamShapeFor(radius, false, true, columns);
+      EXPECT_EQ(large.max_tiles != shape.max_tiles || large.ahead != shape.ahead ||
+                    large.tiles_per_step != shape.tiles_per_step,
+                blocks == 5 || (blocks >= 7 && blocks <= 9));
+      EXPECT_EQ(large.ahead % large.tiles_per_step, 0u);
+      EXPECT_LE(large.warps * (blocks + 2 * large.tiles_per_step - 1) * 768, 48u << 10);
+      // Two accumulator chains in the column pass only where they measured
+      // faster: J = 9 (r = 57-64) at 1080p, two tiles per step; one elsewhere,
+      // and in the large-image shapes and RGBA32F.
+      EXPECT_EQ(shape.column_chains, columns && blocks == 9 ? 2u : 1u);
+      EXPECT_EQ(large.column_chains, 1u);
+      EXPECT_EQ(passes::FastStreamShapeFor(radius, true, false, columns).column_chains, 1u);
+    }
+    // Rows and columns were measured apart: they differ where the scan
+    // found a shape better by about a microsecond or more for one axis.
+    const passes::FastStreamShape rows = passes::FastStreamShapeFor(radius);
+    const passes::FastStreamShape cols = passes::FastStreamShapeFor(radius, false, false, true);
     const uint32_t blocks = 1 + (2 * radius + 15) / 16;
-    SCOPED_TRACE(testing::Message() << "r=" << radius);
-    EXPECT_GE(shape.max_tiles, 8u);
-    EXPECT_TRUE(shape.ahead == 2 || shape.ahead == 4);
-    EXPECT_TRUE(shape.warps == 1 || shape.warps == 4);
-    EXPECT_TRUE(shape.tiles_per_step == 1 || shape.tiles_per_step == 2 || shape.tiles_per_step == 4);
-    EXPECT_EQ(shape.ahead % shape.tiles_per_step, 0u);
-    EXPECT_LE(shape.warps * (blocks + 2 * shape.tiles_per_step - 1) * 768, 48u << 10);
-    // Longer segments on large images only where J >= 12 (measured there);
-    // J = 5 and 7-9 have large-image shapes of their own, which fit too.
-    EXPECT_EQ(shape.long_tiles, blocks >= 12 ? 48u : 0u);
-    const passes::FastStreamShape large = passes::FastStreamShapeFor(radius, false, true);
-    EXPECT_EQ(large.max_tiles != shape.max_tiles || large.ahead != shape.ahead ||
-                  large.tiles_per_step != shape.tiles_per_step,
-              blocks == 5 || (blocks >= 7 && blocks <= 9));
-    EXPECT_EQ(large.ahead % large.tiles_per_step, 0u);
-    EXPECT_LE(large.warps * (blocks + 2 * large.tiles_per_step - 1) * 768, 48u << 10);
+    const bool differ = rows.max_tiles != cols.max_tiles || rows.ahead != cols.ahead ||
+                        rows.tiles_per_step != cols.tiles_per_step ||
+                        rows.column_chains != cols.column_chains;
+    EXPECT_EQ(differ, blocks <= 2 || blocks == 4 || blocks == 6 || blocks == 7 || blocks == 9 ||
+                          blocks == 10 || blocks == 11 || blocks >= 14)
+        << "r=" << radius;
   }
   for (int radius : {0, 1, 16, 17, 40, 48, 64, 80, 96, 97, 100, 112}) {
     for (uint32_t n : {1u, 15u, 16u, 17u, 255u, 256u, 257u, 513u, 1080u, 4099u}) {
@@ -176,17 +200,22 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
       ASSERT_THAT(k.details, testing::HasSubstr("matrix units, streamed"));
       // More than 2,800 subgroups (1,024 line groups here: from 3
       // segments) with the first shape: the large-image one.
-      const passes::FastStreamShape first = passes::FastStreamShapeFor(radius);
+      // Rows one pixel long have their lines adjacent in memory, as a column
+      // pass's: they take the column shape.
+      const bool adjacent = n == 1;
+      const passes::FastStreamShape first =
+          passes::FastStreamShapeFor(radius, false, false, adjacent);
       const uint32_t tiles16 = (n + 15) / 16;
       const bool large = (tiles16 + first.max_tiles - 1) / first.max_tiles * 1024 > 2800;
-      const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius, false, large);
+      const passes::FastStreamShape shape =
+          passes::FastStreamShapeFor(radius, false, large, adjacent);
       const uint32_t blocks = 1 + (2 * radius + 15) / 16;
-      ASSERT_EQ(k.spec.values.size(), 7u);
+      ASSERT_EQ(k.spec.values.size(), 8u);
       EXPECT_EQ(k.spec.values[0], 32 * shape.warps);
       // A row pass numbers segments first, unless its rows are one pixel
-      // long: then the lines are adjacent in memory, as a column pass's.
-      const bool adjacent = n == 1;
+      // long (lines adjacent, as a column pass's).
       EXPECT_EQ(k.spec.values[5], adjacent ? 1u : 0u);
+      EXPECT_EQ(k.spec.values[7], adjacent ? shape.column_chains : 1u);
       const uint32_t segments = adjacent ? k.groups_y : k.groups_x;
       const uint32_t line_groups = adjacent ? k.groups_x : k.groups_y;
       EXPECT_EQ(k.spec.values[3], shape.warps);
@@ -268,6 +297,8 @@ TEST(FastMatrixPlan, StreamShapeOverrideForBenchmarks) {
   EXPECT_EQ(shape->warps, 2u);
   EXPECT_EQ(passes::ParseFastStreamShape("20:4:1:2")->tiles_per_step, 1u);
   EXPECT_EQ(passes::ParseFastStreamShape("20:4:4:2")->tiles_per_step, 4u);
+  EXPECT_EQ(shape->column_chains, 1u);
+  EXPECT_EQ(passes::ParseFastStreamShape("20:4:2:2:2")->column_chains, 2u);
   for (const auto& [text, names] : std::vector<std::pair<std::string, std::string>>{
            {"20:4:2", "max_tiles:ahead:tiles_per_step:warps"},
            {"0:4:2:1", "max_tiles"},
@@ -275,7 +306,9 @@ TEST(FastMatrixPlan, StreamShapeOverrideForBenchmarks) {
            {"20:4:3:1", "tiles_per_step"},
            {"20:3:2:1", "multiple"},
            {"20:2:4:1", "multiple"},
-           {"20:4:2:65", "warps"}}) {
+           {"20:4:2:65", "warps"},
+           {"20:4:2:1:3", "column_chains must be 1 or 2"},
+           {"20:4:2:1:2:1", "max_tiles:ahead:tiles_per_step:warps[:column_chains]"}}) {
     const auto bad = passes::ParseFastStreamShape(text);
     EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << text;
     EXPECT_THAT(bad.status().message(), testing::HasSubstr(names)) << text;
@@ -562,9 +595,10 @@ TEST(FastBothAxesPlan, BothAxesStreamFromRadius7OnMatrixUnits) {
 
 // Every kernel of every path takes the border mode as a specialization
 // constant (each unrolled load then carries only its own mode's mapping;
-// the shaders ignore any border in their push constants): the last value,
-// id 6 in the one-dispatch, streamed and line-path shaders, id 5 in the
-// panel kernel. A plan that kept clamp here would blur mirror, wrap and
+// the shaders ignore any border in their push constants): id 6 in the
+// one-dispatch, streamed and line-path shaders (the last value but in the
+// streamed kernel, whose accumulator chains are id 7), id 5 in the panel
+// kernel. A plan that kept clamp here would blur mirror, wrap and
 // zero requests with clamped borders.
 TEST(FastPlan, EveryKernelTakesTheBorderModeAsASpecializationConstant) {
   gpu::DeviceCaps no_matrix = MatrixCaps();
@@ -593,8 +627,10 @@ TEST(FastPlan, EveryKernelTakesTheBorderModeAsASpecializationConstant) {
       for (const passes::StepKernel& k : p.prepared.steps) {
         found = found || k.details.find(c.path) != std::string::npos;
         const bool panel = k.details.find("panel") != std::string::npos;
-        ASSERT_EQ(k.spec.values.size(), panel ? 6u : 7u) << k.details;
-        EXPECT_EQ(k.spec.values.back(), border) << k.details;
+        const bool streamed = k.details.find("streamed") != std::string::npos;
+        // The streamed kernel's accumulator chains come after the border.
+        ASSERT_EQ(k.spec.values.size(), panel ? 6u : streamed ? 8u : 7u) << k.details;
+        EXPECT_EQ(k.spec.values[panel ? 5 : 6], border) << k.details;
       }
       EXPECT_TRUE(found) << "no step on the path named";
     }
