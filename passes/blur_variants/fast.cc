@@ -8,8 +8,9 @@
 // products) and the RGBA16F working format, both axes run as products with
 // banded Toeplitz matrices instead: up to r = 112 each subgroup streams
 // along its lines with fp16 weight blocks in registers, in a shape (segment
-// length, tiles per step, queue depth, subgroups per workgroup) measured
-// per radius band (shaders/gaussian_blur_fast_stream.comp), beyond a
+// length, tiles per step, queue depth, subgroups per workgroup, and for
+// column passes accumulator chains per tile) measured per radius band and
+// per axis (shaders/gaussian_blur_fast_stream.comp), beyond a
 // workgroup stages a panel with the weights split in two fp16 terms
 // (shaders/gaussian_blur_fast_tensor.comp). In RGBA32F the same streamed
 // kernel runs up to r = 112 with each block of 16 pixels scaled into fp16
