@@ -36,6 +36,10 @@ struct DeviceCaps {
   // Matrix units: 16×16×16 fp16 products with fp32 accumulation per 32-wide
   // subgroup (VK_NV_cooperative_matrix), enabled on the device when present.
   bool f16_matrix_product_16 = false;
+  // Multiprocessors, where the driver says (VK_NV_shader_sm_builtins'
+  // shaderSMCount); 0 where it does not. Planners use it to keep a pass's
+  // subgroups in one wave (fast's streamed kernel).
+  uint32_t multiprocessors = 0;
   // Pipelines are created with their statistics captured
   // (DeviceOptions::pipeline_statistics and VK_KHR_pipeline_executable_properties).
   bool pipeline_statistics = false;

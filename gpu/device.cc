@@ -137,6 +137,12 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(Instance& instance,
 
   VkPhysicalDeviceMaintenance3Properties maint3{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+  // The multiprocessor count, where the device offers the extension that
+  // tells it (its properties need no enabling).
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+  const bool sm_extension = HasExtension(physical, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+  if (sm_extension) maint3.pNext = &sm;
   VkPhysicalDeviceProperties2 props_m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   props_m3.pNext = &maint3;
   vkGetPhysicalDeviceProperties2(physical, &props_m3);
@@ -148,6 +154,7 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(Instance& instance,
   caps.api_version = VersionString(props2.properties.apiVersion);
   caps.vendor_id = props2.properties.vendorID;
   caps.device_id = props2.properties.deviceID;
+  caps.multiprocessors = sm_extension ? sm.shaderSMCount : 0;
   caps.max_storage_buffer_range = limits.maxStorageBufferRange;
   caps.max_memory_allocation_size = maint3.maxMemoryAllocationSize;
   {
@@ -271,6 +278,9 @@ std::string Device::Describe() const {
                       caps_.api_version, ", queue family ", queue_family_,
                       caps_.timestamps_supported ? ", timestamps" : ", no timestamps",
                       caps_.f16_matrix_product_16 ? ", matrix units (fp16 16x16x16)" : "",
+                      caps_.multiprocessors > 0
+                          ? absl::StrCat(", ", caps_.multiprocessors, " multiprocessors")
+                          : "",
                       caps_.pipeline_statistics ? ", pipeline statistics" : "");
 }
 

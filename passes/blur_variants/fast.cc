@@ -383,6 +383,31 @@ constexpr uint32_t kStreamMinSubgroups = 1024;
 // r = 16, 32: level or slower), so those shapes have no long_tiles.
 constexpr uint32_t kStreamManySubgroups = 2800;
 
+// One wave. NVIDIA's driver gives these kernels 100 KB of shared memory a
+// multiprocessor (its carve-out; the rest stays L1 cache), so at most
+// ⌊100 KB / a subgroup's bytes⌋ subgroups share one; registers would allow
+// 16 (≤ 128 a lane; the kernel holds ≤ 120). A pass with a few subgroups
+// more than the multiprocessors take at once runs those in a second wave,
+// a whole walk long. H100 (132 multiprocessors), RGBA16F, µs of the row
+// pass by the image's height (docs/blur/h100-one-wave-2026-11-27.txt):
+// r = 64 (9,216 B, 11 a multiprocessor, 1,452 in all) 21.5 with 1,450
+// subgroups, 29.2 with 1,460; r = 32 (6,144 B, 16, 2,112) 21.8 with
+// 2,112, 27.4 with 2,124. Where one segment fewer makes one wave (and
+// enough subgroups), the pass takes it: 1920x1168 at r = 64, rows 29.4 ->
+// 25.3 (5 -> 4 segments), columns 28.2 -> 23.0 (4 -> 3).
+constexpr uint64_t kStreamSharedPerMultiprocessor = 100 << 10;
+constexpr uint64_t kStreamRegisterBoundPerMultiprocessor = 16;
+// Subgroups of `bytes` of shared memory each that `caps` runs at once, or 0
+// where that is not known: no multiprocessor count, or so little shared
+// memory that registers decide (which the plan does not know).
+uint64_t StreamOneWave(const gpu::DeviceCaps& caps, uint64_t bytes) {
+  const uint64_t per_multiprocessor = kStreamSharedPerMultiprocessor / bytes;
+  if (caps.multiprocessors == 0 || per_multiprocessor > kStreamRegisterBoundPerMultiprocessor) {
+    return 0;
+  }
+  return uint64_t{caps.multiprocessors} * per_multiprocessor;
+}
+
 // SetFastStreamShapeOverride's shape (benchmarks only).
 absl::Mutex shape_override_mu;
 std::optional<FastStreamShape> shape_override ABSL_GUARDED_BY(shape_override_mu);
@@ -439,6 +464,12 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   while (segments > 1 && line_groups * segments > kStreamManySubgroups &&
          DivideRoundingUp(tiles16, segments - 1) <= shape.long_tiles) {
     --segments;
+  }
+  if (const uint64_t wave = StreamOneWave(config.caps, StreamSharedBytes(radius, shape, f32));
+      !override_shape && wave > 0 && line_groups * segments > wave &&
+      line_groups * (segments - 1) <= wave &&
+      line_groups * (segments - 1) >= kStreamMinSubgroups) {
+    --segments;  // one wave (StreamOneWave)
   }
   const uint32_t tiles = DivideRoundingUp(tiles16, segments);
   StepKernel k;

@@ -285,6 +285,40 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
   EXPECT_EQ(p.prepared.steps[0].groups_y, 135u);  // 1080 / 8
 }
 
+// Where a pass's subgroups would overflow what the multiprocessors run at
+// once (fast.cc's StreamOneWave: 132 x 11 = 1,452 subgroups of 9,216 B at
+// r = 64 on an H100, 132 x 16 = 2,112 of 6,144 B at r = 32) by less than a
+// segment's worth, the pass takes one segment fewer: 1920x1200 at r = 64,
+// rows 300 x 5 = 1,500 -> 4 segments of 30 tiles, columns 480 x 4 = 1,920
+// -> 3 of 25; r = 32 at 1920x1416, rows 354 x 6 = 2,124 -> 5 of 24. Not
+// where the pass already fits (1920x1080, 1920x1408 at r = 32), where the
+// device does not say how many multiprocessors it has, or where so little
+// shared memory is used that registers decide (r = 16).
+TEST(FastMatrixPlan, OneSegmentFewerWhereThatMakesOneWave) {
+  gpu::DeviceCaps h100 = MatrixCaps();
+  h100.multiprocessors = 132;
+  const auto outputs = [](int radius, uint32_t w, uint32_t h, const gpu::DeviceCaps& caps) {
+    BlurConfig c = Config(radius, PixelFormat::kRgba16F, caps);
+    c.extent = {w, h};
+    const Planned p = PlanFast(c);
+    std::vector<std::string> along;
+    for (const passes::StepKernel& k : p.prepared.steps) {
+      const size_t at = k.details.find("along ");
+      along.push_back(at == std::string::npos ? k.details : k.details.substr(at, 16));
+    }
+    return along;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(outputs(64, 1920, 1200, h100), (V{"along 480 output", "along 400 output"}));
+  EXPECT_EQ(outputs(64, 1920, 1200, MatrixCaps()), (V{"along 384 output", "along 304 output"}));
+  EXPECT_EQ(outputs(64, 1920, 1080, h100), (V{"along 384 output", "along 368 output"}));
+  EXPECT_EQ(outputs(64, 1920, 1080, h100), outputs(64, 1920, 1080, MatrixCaps()));
+  EXPECT_EQ(outputs(32, 1920, 1416, h100)[0], "along 384 output");
+  EXPECT_EQ(outputs(32, 1920, 1416, MatrixCaps())[0], "along 320 output");
+  EXPECT_EQ(outputs(32, 1920, 1408, h100)[0], "along 320 output");
+  EXPECT_EQ(outputs(16, 1920, 1200, h100), outputs(16, 1920, 1200, MatrixCaps()));
+}
+
 // The benchmarks' way to time shapes against each other: a shape given as
 // text, checked field by field; while set it replaces the table in every
 // plan (where it fits the device), and clearing it restores the table.
