@@ -290,16 +290,21 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
 // r = 64 on an H100, 132 x 16 = 2,112 of 6,144 B at r = 32) by less than a
 // segment's worth, the pass takes one segment fewer: 1920x1200 at r = 64,
 // rows 300 x 5 = 1,500 -> 4 segments of 30 tiles, columns 480 x 4 = 1,920
-// -> 3 of 25; r = 32 at 1920x1416, rows 354 x 6 = 2,124 -> 5 of 24. Not
-// where the pass already fits (1920x1080, 1920x1408 at r = 32), where the
-// device does not say how many multiprocessors it has, or where so little
-// shared memory is used that registers decide (r = 16).
+// -> 3 of 25; r = 32 at 1920x1416, rows 354 x 6 = 2,124 -> 5 of 24;
+// RGBA32F where allowed at 1080p r = 64 (10,240 B: 1,320 a wave), rows
+// 1,350 -> 4 segments, but not its columns (1,440 -> 960 would leave fewer
+// than the 1,024 subgroups the plan keeps). Not where the pass already
+// fits (1920x1080 RGBA16F, 1920x1408 at r = 32), where the device does not
+// say how many multiprocessors it has, or where so little shared memory is
+// used that registers decide (r = 16).
 TEST(FastMatrixPlan, OneSegmentFewerWhereThatMakesOneWave) {
   gpu::DeviceCaps h100 = MatrixCaps();
   h100.multiprocessors = 132;
-  const auto outputs = [](int radius, uint32_t w, uint32_t h, const gpu::DeviceCaps& caps) {
-    BlurConfig c = Config(radius, PixelFormat::kRgba16F, caps);
+  const auto outputs = [](int radius, uint32_t w, uint32_t h, const gpu::DeviceCaps& caps,
+                          PixelFormat working = PixelFormat::kRgba16F) {
+    BlurConfig c = Config(radius, working, caps);
     c.extent = {w, h};
+    c.min_psnr_db = working == PixelFormat::kRgba32F ? 50 : 0;  // RGBA32F streams when allowed
     const Planned p = PlanFast(c);
     std::vector<std::string> along;
     for (const passes::StepKernel& k : p.prepared.steps) {
@@ -317,6 +322,10 @@ TEST(FastMatrixPlan, OneSegmentFewerWhereThatMakesOneWave) {
   EXPECT_EQ(outputs(32, 1920, 1416, MatrixCaps())[0], "along 320 output");
   EXPECT_EQ(outputs(32, 1920, 1408, h100)[0], "along 320 output");
   EXPECT_EQ(outputs(16, 1920, 1200, h100), outputs(16, 1920, 1200, MatrixCaps()));
+  EXPECT_EQ(outputs(64, 1920, 1080, h100, PixelFormat::kRgba32F),
+            (V{"along 480 output", "along 368 output"}));
+  EXPECT_EQ(outputs(64, 1920, 1080, MatrixCaps(), PixelFormat::kRgba32F),
+            (V{"along 384 output", "along 368 output"}));
 }
 
 // The benchmarks' way to time shapes against each other: a shape given as
