@@ -313,20 +313,30 @@ std::vector<std::byte> MatrixTaps(const std::vector<double>& weights) {
 // 120.3 -> 64.5. kAhead is a multiple of the tiles per step: that kernel
 // consumes blocks N at a time.
 // RGBA32F (the kernel's WORKING_F32 build: pixels twice the bytes, each
-// block's band found on the way into the ring) measured best in two
-// tiles per step, one subgroup, 24 tiles at J = 5 and from J = 12 on, the
-// table's shapes elsewhere (H100, 1080p, µs H + V, one sweep of 9 runs a
-// point, docs/blur/h100-stream-shapes-rgba32f.csv: r = 32 79.6 against
-// the four-tile shape's 108.0, r = 96 161.8, r = 112 172.8 against 186.6).
+// block's band found on the way into the ring) was first scanned with both
+// axes alike (docs/blur/h100-stream-shapes-rgba32f.csv), then per axis
+// (2026-11-27, 17 shapes at 1080p with fp16 bands allowed,
+// docs/blur/h100-stream-shapes-rgba32f-axes-1080p.csv, µs of the pass
+// against the shape both axes shared before where it differs).
 FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
-  if (rgba32f) {  // not re-scanned since the small code; rows and columns alike
-    if (blocks <= 3) return {12, 4, 2, 1};
-    if (blocks == 4) return {16, 2, 2, 1};
-    if (blocks == 5) return {24, 2, 2, 1};
-    if (blocks == 6) return {16, 2, 1, 1};
-    if (blocks <= 9) return {24, 2, 2, 1, 48};
-    if (blocks <= 11) return {24, 2, 1, 1, 48};
-    return {24, 2, 2, 1, 48};
+  if (rgba32f && columns) {
+    if (blocks <= 3) return {20, 2, 2, 1, 0, 2};    // r = 16: 34.1 (12:4:2 35.3)
+    if (blocks == 4) return {16, 2, 2, 1};          // r = 24: 34.6
+    if (blocks <= 7) return {20, 2, 1, 1, 48};      // r = 32 37.4 (39.9), 40 38.4 (45.8), 48 39.4 (40.7)
+    if (blocks <= 9) return {16, 2, 2, 1, 48};      // r = 64: 45.3 (24:2:2 51.7)
+    if (blocks <= 11) return {34, 2, 2, 1, 48};     // r = 80: 44.3 (24:2:1 60.2)
+    if (blocks <= 13) return {16, 2, 2, 1, 48};     // r = 96: 56.8 (24:2:2 59.1)
+    return {24, 2, 2, 1, 48};                       // r = 112: 60.2
+  }
+  if (rgba32f) {
+    if (blocks <= 3) return {16, 2, 2, 1};          // r = 16: 29.7 (12:4:2 32.5)
+    if (blocks == 4) return {16, 4, 4, 1};          // r = 24: 31.5 (16:2:2 34.1)
+    if (blocks == 5) return {20, 2, 2, 1};          // r = 32: 33.5 (24:2:2 36.9)
+    if (blocks <= 7) return {12, 4, 2, 1, 48};      // r = 40 36.6 (16:2:1 46.3), 48 36.4 (37.6)
+    if (blocks <= 9) return {16, 2, 2, 1, 48};      // r = 64: 43.0 (24:2:2 43.8)
+    if (blocks <= 11) return {24, 4, 4, 1, 48};     // r = 80: 44.3 (24:2:1 47.1)
+    if (blocks <= 13) return {40, 2, 2, 1, 48};     // r = 96: 47.1 (24:2:2 54.0)
+    return {24, 2, 2, 1, 48};                       // r = 112: 54.5
   }
   // µs of the pass, from the 2026-11-27 scan (H for rows, V for columns),
   // against the shape both axes shared before where it differs.
@@ -336,8 +346,8 @@ FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
     if (blocks == 5) return {20, 2, 2, 1};          // r = 32: 19.2
     if (blocks <= 8) return {24, 2, 2, 1};          // r = 40 21.5 (16:4:4 21.8), r = 48 21.8
     if (blocks == 9) return {24, 2, 2, 1, 0, 2};    // r = 64: 21.8 (one chain 23.0)
-    if (blocks <= 11) return {20, 2, 2, 1};         // r = 80: 26.1
-    if (blocks <= 13) return {18, 2, 2, 1, 48};     // r = 96: 30.7
+    if (blocks <= 11) return {34, 2, 2, 1};         // r = 80: 24.1 (20:2:2 25.9)
+    if (blocks <= 13) return {34, 2, 2, 1, 48};     // r = 96: 28.2 (18:2:2 30.7)
     return {16, 2, 2, 1, 48};                       // r = 112: 34.3 (20:2:2 36.9)
   }
   if (blocks <= 2) return {12, 4, 1, 1};            // r = 8: 13.1 (12:4:2 14.6)
@@ -348,7 +358,7 @@ FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
   if (blocks <= 9) return {24, 2, 2, 1};            // r = 56 21.3, r = 64 21.0
   if (blocks <= 11) return {16, 2, 2, 1};           // r = 80: 22.5 (20:2:2 24.8)
   if (blocks <= 13) return {18, 2, 2, 1, 48};       // r = 96: 25.6
-  return {20, 2, 2, 1, 48};                         // r = 112: 27.7
+  return {40, 2, 2, 1, 48};                         // r = 112: 25.9 (20:2:2 27.4)
 }
 // Images where StreamShape's segments give more than kStreamManySubgroups
 // subgroups (below) have latency to spare and gain from fewer halo reads
@@ -370,8 +380,20 @@ std::optional<FastStreamShape> LargeImageStreamShape(uint32_t blocks, bool rgba3
 // multiprocessor of an H100 (132); there, 512x512 RGBA16F with 1 or 2
 // segments of up to 32 tiles (128 to 256 subgroups) took r = 16 26.1,
 // r = 32 45.8, r = 64 56.1 us against the panel's 19.5, 20.5, 24.1.
+// From J = 10 (r > 64) a segment's halo (J − 1 blocks) costs more than the
+// latency a few subgroups more would hide, so there the minimum is
+// kStreamMinSubgroupsWideHalo. H100, µs of the pass, 1080p (2026-11-27,
+// docs/blur/h100-stream-shapes-long-1080p.csv, -rgba32f-axes-1080p.csv
+// and h100-rgba32f-axes-2026-11-27.txt): RGBA16F rows at r = 112 in 3 segments (810 subgroups)
+// 25.9 against 27.4, columns at r = 80 in 2 (960) 24.1 against 25.9, at
+// r = 96 28.2 against 30.7; RGBA32F columns at r = 80 44.3 against 60.2;
+// 1024x1024 RGBA16F r = 112 17.2 + 19.7 against 19.5 + 22.8. At r = 64 the
+// same minimum lost: 1024x1024 16.6 + 15.1 against 14.1 + 14.1, RGBA16F
+// 1080p columns 22.3 against 22.0.
 constexpr uint32_t kStreamMinTiles = 8;
 constexpr uint32_t kStreamMinSubgroups = 1024;
+constexpr uint32_t kStreamMinSubgroupsWideHalo = 768;
+constexpr uint32_t kStreamWideHaloBlocks = 10;
 // The other way for large images: the table's segment lengths were chosen
 // at 1080p (1,350–1,920 subgroups a pass); where they would give more than
 // kStreamManySubgroups, the image takes LargeImageStreamShape's shape where
@@ -417,6 +439,15 @@ std::optional<FastStreamShape> StreamShapeOverride() {
   return shape_override;
 }
 
+// SetFastStreamMinSubgroups's minimum (benchmarks only).
+std::optional<uint32_t> min_subgroups_override ABSL_GUARDED_BY(shape_override_mu);
+
+uint64_t StreamMinSubgroups(uint32_t blocks) {
+  absl::MutexLock lock(&shape_override_mu);
+  return min_subgroups_override.value_or(
+      blocks >= kStreamWideHaloBlocks ? kStreamMinSubgroupsWideHalo : kStreamMinSubgroups);
+}
+
 // Shared memory of the streamed kernel: per subgroup a ring of J + N − 1
 // blocks of 16 rows of 6 uvec2 and N scratch blocks for N tiles per step,
 // 16 rows of 6 uvec2 (RGBA16F) or 10 (RGBA32F).
@@ -450,12 +481,13 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   if (!fits(shape)) return std::nullopt;
   const uint32_t tiles16 = DivideRoundingUp(layout.n, 16);
   const uint64_t line_groups = DivideRoundingUp(layout.lines, 4);
+  const uint64_t min_subgroups = StreamMinSubgroups(blocks);
   uint32_t segments = DivideRoundingUp(tiles16, shape.max_tiles);
-  while (line_groups * segments < kStreamMinSubgroups &&
+  while (line_groups * segments < min_subgroups &&
          DivideRoundingUp(tiles16, segments + 1) >= kStreamMinTiles) {
     ++segments;
   }
-  if (line_groups * segments < kStreamMinSubgroups) return std::nullopt;
+  if (line_groups * segments < min_subgroups) return std::nullopt;
   if (const std::optional<FastStreamShape> large = LargeImageStreamShape(blocks, f32);
       !override_shape && large && line_groups * segments > kStreamManySubgroups && fits(*large)) {
     shape = *large;
@@ -468,7 +500,7 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   if (const uint64_t wave = StreamOneWave(config.caps, StreamSharedBytes(radius, shape, f32));
       !override_shape && wave > 0 && line_groups * segments > wave &&
       line_groups * (segments - 1) <= wave &&
-      line_groups * (segments - 1) >= kStreamMinSubgroups) {
+      line_groups * (segments - 1) >= min_subgroups) {
     --segments;  // one wave (StreamOneWave)
   }
   const uint32_t tiles = DivideRoundingUp(tiles16, segments);
@@ -792,6 +824,11 @@ class FastBlur final : public BlurVariant {
 void SetFastStreamShapeOverride(std::optional<FastStreamShape> shape) {
   absl::MutexLock lock(&shape_override_mu);
   shape_override = shape;
+}
+
+void SetFastStreamMinSubgroups(std::optional<uint32_t> subgroups) {
+  absl::MutexLock lock(&shape_override_mu);
+  min_subgroups_override = subgroups;
 }
 
 absl::StatusOr<FastStreamShape> ParseFastStreamShape(const std::string& text) {

@@ -53,5 +53,11 @@ void SetFastStreamShapeOverride(std::optional<FastStreamShape> shape);
 // "24:2:2:1:2"; an error names the field that is wrong (ahead must be a
 // multiple of tiles_per_step, column_chains 1 or 2).
 absl::StatusOr<FastStreamShape> ParseFastStreamShape(const std::string& text);
+// For benchmarks (rgfx-gpu-bench --stream_min_subgroups): while set, the
+// fewest subgroups a streamed pass may run in, instead of fast.cc's
+// kStreamMinSubgroups (1,024; 768 from r = 65): segments grow until a pass has that many,
+// and the one-wave rule may drop a segment down to it. Process-wide; the
+// server never sets it.
+void SetFastStreamMinSubgroups(std::optional<uint32_t> subgroups);
 
 }  // namespace rgfx::passes

@@ -57,6 +57,9 @@ ABSL_FLAG(bool, pipeline_statistics, true,
 ABSL_FLAG(std::string, stream_shape, "",
           "fast's streamed matrix kernel in this shape instead of the plan's, "
           "max_tiles:ahead:tiles_per_step:warps (e.g. 24:2:2:1), to compare shapes");
+ABSL_FLAG(int, stream_min_subgroups, 0,
+          "fast's streamed kernel: the fewest subgroups a pass may run in (segments grow to "
+          "it; the one-wave rule drops one down to it); 0: the plan's (1,024; 768 from r = 65)");
 ABSL_FLAG(double, min_psnr_db, 0,
           "the blur's min_psnr_db, what the request allows (sweeps too): 0 float rounding "
           "only; > 0 also an approximation stating at least this PSNR (auto may choose one, "
@@ -318,6 +321,9 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
 
 int Main() {
   passes::SetLargeRadiusBoxesOnly(absl::GetFlag(FLAGS_large_radius_boxes));
+  if (const int min_subgroups = absl::GetFlag(FLAGS_stream_min_subgroups); min_subgroups > 0) {
+    passes::SetFastStreamMinSubgroups(static_cast<uint32_t>(min_subgroups));
+  }
   if (!absl::GetFlag(FLAGS_stream_shape).empty()) {
     passes::SetFastStreamShapeOverride(
         OrDie(passes::ParseFastStreamShape(absl::GetFlag(FLAGS_stream_shape))));

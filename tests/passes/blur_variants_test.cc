@@ -293,9 +293,10 @@ TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
 }
 
 // fast's streamed matrix kernel (RGBA16F, r <= 112, devices with matrix
-// units, images giving at least 1024 subgroups): lines of 7 segments of 10
-// tiles (1100 px) or 11 (1130 px: an odd count, so the two-tile kernel's
-// last step has one tile), the last segment partial, line counts that
+// units, images giving at least 1024 subgroups, 768 from r = 65): lines of
+// 7 segments of 10 tiles (1100 px) or 11 (1130 px: an odd count, so the
+// two-tile kernel's last step has one tile), 6 of 12 from r = 65 (151
+// groups of 4 lines: 906 subgroups), the last segment partial, line counts that
 // leave the last workgroup's subgroups short of lines, every border, one
 // axis and both (r = 7 both: streamed, not the one-dispatch kernel); the
 // radii span the measured shapes of rows and columns
@@ -338,8 +339,9 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
         EXPECT_EQ(details.find("two accumulator chains per tile") != std::string::npos, chains);
         kernels.insert(kernel.substr(0, 3) + kernel.substr(kernel.find(" blocks, ")) +
                        (chains ? " chains" : ""));
-        EXPECT_THAT(details, ::testing::HasSubstr(length == 1100 ? "along 160 outputs"
-                                                               : "along 176 outputs"));
+        EXPECT_THAT(details, ::testing::HasSubstr(radius > 64        ? "along 192 outputs"
+                                                  : length == 1100 ? "along 160 outputs"
+                                                                   : "along 176 outputs"));
       }
       if (radius == 7) {  // both axes: two streamed steps, else one dispatch
         EXPECT_EQ(FastPlan(caps, radius, w, h, "both").steps.size(), matrix ? 2u : 1u);
@@ -368,8 +370,9 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
 
 // Shapes the table does not pick, set the way rgfx-gpu-bench's
 // --sweep_stream_shapes sets them, must blur as exactly: four tiles per
-// step (segments of 11 tiles: the last step computes one tile it does not
-// store), deeper queues, 2 and 4 subgroups per workgroup, every border.
+// step (segments of 11 tiles below r = 65: the last step computes one tile
+// it does not store; 12 from there, where 768 subgroups suffice), deeper
+// queues, 2 and 4 subgroups per workgroup, every border.
 // Without matrix units (lavapipe) the override must change nothing: the
 // same cases, 21 lines instead of 601, run the line paths, and the test
 // says so.
@@ -410,7 +413,8 @@ TEST_F(BlurVariantsTest, FastMatrixStreamShapesMatchReference) {
       const std::string details = FastLineStepDetails(caps, radius, w, h);
       if (matrix) {
         EXPECT_THAT(details, ::testing::HasSubstr(TilesPerStepWords(shape->tiles_per_step)));
-        EXPECT_THAT(details, ::testing::HasSubstr("along 176 outputs"));
+        EXPECT_THAT(details, ::testing::HasSubstr(radius > 64 ? "along 192 outputs"
+                                                              : "along 176 outputs"));
         EXPECT_THAT(details,
                     ::testing::HasSubstr(absl::StrCat(4 * shape->warps, " lines per workgroup")));
       } else {
