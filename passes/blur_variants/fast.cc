@@ -339,12 +339,19 @@ FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
     return {24, 2, 2, 1, 48};                       // r = 112: 54.5
   }
   // µs of the pass, from the 2026-11-27 scan (H for rows, V for columns),
-  // against the shape both axes shared before where it differs.
+  // against the shape both axes shared before where it differs. Two
+  // subgroups a workgroup (W = 2) from a later scan that day
+  // (docs/blur/h100-stream-shapes-w2-1080p.csv): they won at J = 5-8, by
+  // 1-3.6 µs a pass, against the one-subgroup shape in brackets; at J = 9
+  // and beyond, where a workgroup's two rings leave fewer workgroups a
+  // multiprocessor (5 at J = 9, 18 KB each), not.
   if (columns) {
     if (blocks <= 3) return {12, 4, 2, 1};          // r = 16: 17.7
     if (blocks == 4) return {16, 2, 2, 1};          // r = 24: 19.7
-    if (blocks == 5) return {20, 2, 2, 1};          // r = 32: 19.2
-    if (blocks <= 8) return {24, 2, 2, 1};          // r = 40 21.5 (16:4:4 21.8), r = 48 21.8
+    if (blocks == 5) return {24, 2, 2, 2};          // r = 32: 18.2 (20:2:2 19.5)
+    if (blocks == 6) return {24, 2, 2, 2, 0, 2};    // r = 40: 19.2 (24:2:2 21.5)
+    if (blocks == 7) return {24, 2, 2, 2};          // r = 48: 20.0 (24:2:2 21.3)
+    if (blocks == 8) return {24, 2, 2, 1};          // r = 56: 22.8 (24:2:2:2 22.5)
     if (blocks == 9) return {24, 2, 2, 1, 0, 2};    // r = 64: 21.8 (one chain 23.0)
     if (blocks <= 11) return {34, 2, 2, 1};         // r = 80: 24.1 (20:2:2 25.9)
     if (blocks <= 13) return {34, 2, 2, 1, 48};     // r = 96: 28.2 (18:2:2 30.7)
@@ -353,9 +360,9 @@ FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
   if (blocks <= 2) return {12, 4, 1, 1};            // r = 8: 13.1 (12:4:2 14.6)
   if (blocks <= 3) return {12, 4, 2, 1};            // r = 16: 13.6
   if (blocks == 4) return {16, 4, 1, 1};            // r = 24: 16.1 (16:2:2 17.9)
-  if (blocks <= 6) return {20, 2, 2, 1};            // r = 32 17.9, r = 40 18.7 (16:4:4 19.2)
-  if (blocks == 7) return {16, 4, 4, 1};            // r = 48: 17.9 (24:2:2 20.0)
-  if (blocks <= 9) return {24, 2, 2, 1};            // r = 56 21.3, r = 64 21.0
+  if (blocks <= 6) return {20, 2, 2, 2};            // r = 32 15.6 (20:2:2 17.9), 40 16.9 (18.7)
+  if (blocks <= 8) return {24, 2, 2, 2};            // r = 48 17.2 (16:4:4 17.9), 56 18.2 (24:2:2 21.5)
+  if (blocks == 9) return {24, 2, 2, 1};            // r = 64: 21.0
   if (blocks <= 11) return {16, 2, 2, 1};           // r = 80: 22.5 (20:2:2 24.8)
   if (blocks <= 13) return {18, 2, 2, 1, 48};       // r = 96: 25.6
   return {40, 2, 2, 1, 48};                         // r = 112: 25.9 (20:2:2 27.4)
@@ -367,9 +374,13 @@ FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
 // 176 with StreamShape's old growth to 48 tiles). Elsewhere StreamShape's
 // shape, grown to its long_tiles, was as fast (r = 16 128 against 126 for
 // the best, r = 80 165 against 163, r = 96 205 against 203).
-std::optional<FastStreamShape> LargeImageStreamShape(uint32_t blocks, bool rgba32f) {
+// J = 6 keeps the one-subgroup shapes 1080p took before two subgroups a
+// workgroup won there (those were not measured on large images; at 4K
+// r = 64 two gained nothing on rows and lost 12 µs on columns).
+std::optional<FastStreamShape> LargeImageStreamShape(uint32_t blocks, bool rgba32f, bool columns) {
   if (rgba32f) return std::nullopt;
   if (blocks == 5) return FastStreamShape{12, 2, 2, 1};
+  if (blocks == 6) return columns ? FastStreamShape{24, 2, 2, 1} : FastStreamShape{20, 2, 2, 1};
   if (blocks >= 7 && blocks <= 9) return FastStreamShape{32, 4, 4, 1};
   return std::nullopt;
 }
@@ -419,11 +430,12 @@ constexpr uint32_t kStreamManySubgroups = 2800;
 // 25.3 (5 -> 4 segments), columns 28.2 -> 23.0 (4 -> 3).
 constexpr uint64_t kStreamSharedPerMultiprocessor = 100 << 10;
 constexpr uint64_t kStreamRegisterBoundPerMultiprocessor = 16;
-// Subgroups of `bytes` of shared memory each that `caps` runs at once, or 0
-// where that is not known: no multiprocessor count, or so little shared
-// memory that registers decide (which the plan does not know).
-uint64_t StreamOneWave(const gpu::DeviceCaps& caps, uint64_t bytes) {
-  const uint64_t per_multiprocessor = kStreamSharedPerMultiprocessor / bytes;
+// Subgroups that `caps` runs at once in workgroups of `warps` subgroups and
+// `bytes` of shared memory, or 0 where that is not known: no
+// multiprocessor count, or so little shared memory that registers decide
+// (which the plan does not know).
+uint64_t StreamOneWave(const gpu::DeviceCaps& caps, uint64_t bytes, uint32_t warps) {
+  const uint64_t per_multiprocessor = kStreamSharedPerMultiprocessor / bytes * warps;
   if (caps.multiprocessors == 0 || per_multiprocessor > kStreamRegisterBoundPerMultiprocessor) {
     return 0;
   }
@@ -488,7 +500,7 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
     ++segments;
   }
   if (line_groups * segments < min_subgroups) return std::nullopt;
-  if (const std::optional<FastStreamShape> large = LargeImageStreamShape(blocks, f32);
+  if (const std::optional<FastStreamShape> large = LargeImageStreamShape(blocks, f32, lines_adjacent);
       !override_shape && large && line_groups * segments > kStreamManySubgroups && fits(*large)) {
     shape = *large;
     segments = DivideRoundingUp(tiles16, shape.max_tiles);
@@ -497,7 +509,7 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
          DivideRoundingUp(tiles16, segments - 1) <= shape.long_tiles) {
     --segments;
   }
-  if (const uint64_t wave = StreamOneWave(config.caps, StreamSharedBytes(radius, shape, f32));
+  if (const uint64_t wave = StreamOneWave(config.caps, StreamSharedBytes(radius, shape, f32), shape.warps);
       !override_shape && wave > 0 && line_groups * segments > wave &&
       line_groups * (segments - 1) <= wave &&
       line_groups * (segments - 1) >= min_subgroups) {
@@ -864,7 +876,7 @@ absl::StatusOr<FastStreamShape> ParseFastStreamShape(const std::string& text) {
 
 FastStreamShape FastStreamShapeFor(int radius, bool rgba32f, bool large_image, bool columns) {
   const uint32_t blocks = MatrixTapBlocks(static_cast<uint32_t>(std::max(radius, 0)));
-  const std::optional<FastStreamShape> large = LargeImageStreamShape(blocks, rgba32f);
+  const std::optional<FastStreamShape> large = LargeImageStreamShape(blocks, rgba32f, columns);
   return large_image && large ? *large : StreamShape(blocks, rgba32f, columns);
 }
 

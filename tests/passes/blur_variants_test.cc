@@ -301,9 +301,11 @@ TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
 // axis and both (r = 7 both: streamed, not the one-dispatch kernel); the
 // radii span the measured shapes of rows and columns
 // (passes::FastStreamShapeFor): one tile per step (rows at r = 5, 7, 17),
-// four (rows at r = 48), two (the others), two accumulator chains (columns
-// at r = 64), 4 blocks loaded ahead (r = 5, 7, 17, 48 rows) and 2, so both
-// queue depths run. Without matrix units (lavapipe) nothing
+// two (the others; four only on large images and in RGBA32F, which
+// FastMatrixStreamShapesMatchReference runs), two accumulator chains
+// (columns at r = 40 and 64), two subgroups a workgroup (r = 32-48; the
+// last workgroup of 601 lines has a subgroup with no line at all), 4 blocks
+// loaded ahead (r = 5, 7, 17 rows) and 2, so both queue depths run. Without matrix units (lavapipe) nothing
 // streams: the same shapes, 21 lines instead of 601, run the line paths,
 // and the test says so.
 TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
@@ -357,10 +359,12 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
   }
   std::printf("worst error over these images %.2e (tolerance %.1e)\n", worst, 1.5e-3);
   if (matrix) {
-    // Every kernel build of the table (one, two and four tiles per step,
-    // two accumulator chains), both queue depths ran (other workgroup
-    // sizes: FastMatrixStreamShapesMatchReference).
-    for (const char* part : {"one", "two", "fou", " 2 loaded", " 4 loaded", " chains"}) {
+    // Every kernel build the table takes at these sizes (one and two tiles
+    // per step, two accumulator chains, one and two subgroups a workgroup),
+    // both queue depths ran (four tiles per step and four subgroups:
+    // FastMatrixStreamShapesMatchReference).
+    for (const char* part : {"one", "two", " 2 loaded", " 4 loaded", " chains", "; 4 lines",
+                             "; 8 lines"}) {
       EXPECT_TRUE(std::any_of(kernels.begin(), kernels.end(), [&](const std::string& k) {
         return k.find(part) != std::string::npos;
       })) << part;
