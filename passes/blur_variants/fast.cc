@@ -287,10 +287,12 @@ std::vector<std::byte> MatrixTaps(const std::vector<double>& weights) {
 //   segments read less, but give the GPU fewer subgroups to hide latency
 //   with; the best length moves with J (a 1080p row pass has 270 groups
 //   of 4 lines, 120 tiles long) and is not monotonic, so it is a table.
-// - One subgroup per workgroup: each subgroup walks its segment alone
-//   anyway, and single-subgroup workgroups spread evenly over the
+// - One subgroup per workgroup mostly: each subgroup walks its segment
+//   alone anyway, and single-subgroup workgroups spread evenly over the
 //   multiprocessors. r = 64 with 24 tiles, two per step: 4 subgroups 72.7,
-//   1 subgroup 46.0; 4K 222.7 against 175.9.
+//   1 subgroup 46.0; 4K 222.7 against 175.9. But two won at J = 5-8 at
+//   1080p (below), where two rings still leave 6-8 workgroups a
+//   multiprocessor.
 // - Blocks loaded ahead: 4 while J is small; 2 beyond at 1080p (r = 64,
 //   24 tiles, two per step: 44.8 against 44.0; with the old 56 KB loop 57
 //   against 47).
