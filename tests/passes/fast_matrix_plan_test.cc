@@ -317,9 +317,10 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
 // segment's worth, the pass takes one segment fewer: 1920x1200 at r = 64,
 // rows 300 x 5 = 1,500 -> 4 segments of 30 tiles, columns 480 x 4 = 1,920
 // -> 3 of 25; r = 32 at 1920x1416, rows 354 x 6 = 2,124 -> 5 of 24;
-// RGBA32F where allowed at 1080p r = 64 (10,240 B: 1,320 a wave), rows
-// 1,350 -> 4 segments, but not its columns (1,440 -> 960 would leave fewer
-// than the 1,024 subgroups the plan keeps). Not where the pass already
+// two subgroups a workgroup count as two: r = 56 rows (16,896 B a
+// workgroup, 6 of them, 12 subgroups a multiprocessor: 1,584) at 1920x1300,
+// 325 x 5 = 1,625 -> 4 segments of 30 tiles, but not at 1920x1260 (1,575).
+// Not where the pass already
 // fits (1920x1080 RGBA16F, 1920x1408 at r = 32), where the device does not
 // say how many multiprocessors it has, or where so little shared memory is
 // used that registers decide (r = 16).
@@ -355,6 +356,9 @@ TEST(FastMatrixPlan, OneSegmentFewerWhereThatMakesOneWave) {
             (V{"along 240 output", "along 224 output"}));
   EXPECT_EQ(outputs(64, 1920, 1080, h100, PixelFormat::kRgba32F),
             outputs(64, 1920, 1080, MatrixCaps(), PixelFormat::kRgba32F));
+  EXPECT_EQ(outputs(56, 1920, 1300, h100)[0], "along 480 output");
+  EXPECT_EQ(outputs(56, 1920, 1300, MatrixCaps())[0], "along 384 output");
+  EXPECT_EQ(outputs(56, 1920, 1260, h100)[0], "along 384 output");
 }
 
 // The benchmarks' way to time shapes against each other: a shape given as
