@@ -324,7 +324,8 @@ FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
   if (rgba32f && columns) {
     if (blocks <= 3) return {20, 2, 2, 1, 0, 2};    // r = 16: 34.1 (12:4:2 35.3)
     if (blocks == 4) return {16, 2, 2, 1};          // r = 24: 34.6
-    if (blocks <= 7) return {20, 2, 1, 1, 48};      // r = 32 37.4 (39.9), 40 38.4 (45.8), 48 39.4 (40.7)
+    if (blocks <= 7) return {20, 2, 1, 1, 48};      // r = 32 37.4 (39.9), 40 38.4 (45.8),
+                                                    // 48 39.4 (40.7)
     if (blocks <= 9) return {16, 2, 2, 1, 48};      // r = 64: 45.3 (24:2:2 51.7)
     if (blocks <= 11) return {34, 2, 2, 1, 48};     // r = 80: 44.3 (24:2:1 60.2)
     if (blocks <= 13) return {16, 2, 2, 1, 48};     // r = 96: 56.8 (24:2:2 59.1)
@@ -363,7 +364,8 @@ FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
   if (blocks <= 3) return {12, 4, 2, 1};            // r = 16: 13.6
   if (blocks == 4) return {16, 4, 1, 1};            // r = 24: 16.1 (16:2:2 17.9)
   if (blocks <= 6) return {20, 2, 2, 2};            // r = 32 15.6 (20:2:2 17.9), 40 16.9 (18.7)
-  if (blocks <= 8) return {24, 2, 2, 2};            // r = 48 17.2 (16:4:4 17.9), 56 18.2 (24:2:2 21.5)
+  if (blocks <= 8) return {24, 2, 2, 2};            // r = 48 17.2 (16:4:4 17.9),
+                                                    // 56 18.2 (24:2:2 21.5)
   if (blocks == 9) return {24, 2, 2, 1};            // r = 64: 21.0
   if (blocks <= 11) return {16, 2, 2, 1};           // r = 80: 22.5 (20:2:2 24.8)
   if (blocks <= 13) return {18, 2, 2, 1, 48};       // r = 96: 25.6
@@ -397,9 +399,9 @@ std::optional<FastStreamShape> LargeImageStreamShape(uint32_t blocks, bool rgba3
 // latency a few subgroups more would hide, so there the minimum is
 // kStreamMinSubgroupsWideHalo. H100, µs of the pass, 1080p (2026-11-27,
 // docs/blur/h100-stream-shapes-long-1080p.csv, -rgba32f-axes-1080p.csv
-// and h100-rgba32f-axes-2026-11-27.txt): RGBA16F rows at r = 112 in 3 segments (810 subgroups)
-// 25.9 against 27.4, columns at r = 80 in 2 (960) 24.1 against 25.9, at
-// r = 96 28.2 against 30.7; RGBA32F columns at r = 80 44.3 against 60.2;
+// and h100-rgba32f-axes-2026-11-27.txt): RGBA16F rows at r = 112 in 3
+// segments (810 subgroups) 25.9 against 27.4, columns at r = 80 in 2 (960)
+// 24.1 against 25.9, at r = 96 28.2 against 30.7; RGBA32F columns at r = 80 44.3 against 60.2;
 // 1024x1024 RGBA16F r = 112 17.2 + 19.7 against 19.5 + 22.8. At r = 64 the
 // same minimum lost: 1024x1024 16.6 + 15.1 against 14.1 + 14.1, RGBA16F
 // 1080p columns 22.3 against 22.0.
@@ -502,7 +504,8 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
     ++segments;
   }
   if (line_groups * segments < min_subgroups) return std::nullopt;
-  if (const std::optional<FastStreamShape> large = LargeImageStreamShape(blocks, f32, lines_adjacent);
+  if (const std::optional<FastStreamShape> large =
+          LargeImageStreamShape(blocks, f32, lines_adjacent);
       !override_shape && large && line_groups * segments > kStreamManySubgroups && fits(*large)) {
     shape = *large;
     segments = DivideRoundingUp(tiles16, shape.max_tiles);
@@ -511,7 +514,8 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
          DivideRoundingUp(tiles16, segments - 1) <= shape.long_tiles) {
     --segments;
   }
-  if (const uint64_t wave = StreamOneWave(config.caps, StreamSharedBytes(radius, shape, f32), shape.warps);
+  if (const uint64_t wave =
+          StreamOneWave(config.caps, StreamSharedBytes(radius, shape, f32), shape.warps);
       !override_shape && wave > 0 && line_groups * segments > wave &&
       line_groups * (segments - 1) <= wave &&
       line_groups * (segments - 1) >= min_subgroups) {

@@ -305,9 +305,9 @@ TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
 // FastMatrixStreamShapesMatchReference runs), two accumulator chains
 // (columns at r = 40 and 64), two subgroups a workgroup (r = 32-48; the
 // last workgroup of 601 lines has a subgroup with no line at all), 4 blocks
-// loaded ahead (r = 5, 7, 17 rows) and 2, so both queue depths run. Without matrix units (lavapipe) nothing
-// streams: the same shapes, 21 lines instead of 601, run the line paths,
-// and the test says so.
+// loaded ahead (r = 5, 7, 17 rows) and 2, so both queue depths run.
+// Without matrix units (lavapipe) nothing streams: the same shapes, 21
+// lines instead of 601, run the line paths, and the test says so.
 TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
   const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
   const bool matrix = SayMatrixUnits(
