@@ -3,6 +3,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include <google/protobuf/util/json_util.h>
 
@@ -50,13 +51,13 @@ absl::Status SetField(google::protobuf::Message& message, const FieldDescriptor&
     case FieldDescriptor::CPPTYPE_FLOAT: {
       float v;
       if (!absl::SimpleAtof(text, &v)) return bad();
-      r.SetFloat(&message, &field, v);
+      r.SetFloat(&message, &field, v == 0 ? 0.0f : v);  // -0 as 0 (graph_file.h)
       break;
     }
     case FieldDescriptor::CPPTYPE_DOUBLE: {
       double v;
       if (!absl::SimpleAtod(text, &v)) return bad();
-      r.SetDouble(&message, &field, v);
+      r.SetDouble(&message, &field, v == 0 ? 0.0 : v);  // -0 as 0 (graph_file.h)
       break;
     }
     case FieldDescriptor::CPPTYPE_BOOL: {
@@ -96,6 +97,41 @@ absl::Status SetField(google::protobuf::Message& message, const FieldDescriptor&
   return absl::OkStatus();
 }
 
+// -0 to 0 in every float and double field of `message` and the messages in
+// it (graph_file.h says why).
+void ZeroNegativeZeros(google::protobuf::Message& message) {
+  const google::protobuf::Reflection& r = *message.GetReflection();
+  std::vector<const FieldDescriptor*> fields;
+  r.ListFields(message, &fields);
+  for (const FieldDescriptor* field : fields) {
+    const int count = field->is_repeated() ? r.FieldSize(message, field) : 1;
+    for (int i = 0; i < count; ++i) {
+      switch (field->cpp_type()) {
+        case FieldDescriptor::CPPTYPE_FLOAT:
+          if (field->is_repeated() ? r.GetRepeatedFloat(message, field, i) == 0
+                                   : r.GetFloat(message, field) == 0) {
+            field->is_repeated() ? r.SetRepeatedFloat(&message, field, i, 0.0f)
+                                 : r.SetFloat(&message, field, 0.0f);
+          }
+          break;
+        case FieldDescriptor::CPPTYPE_DOUBLE:
+          if (field->is_repeated() ? r.GetRepeatedDouble(message, field, i) == 0
+                                   : r.GetDouble(message, field) == 0) {
+            field->is_repeated() ? r.SetRepeatedDouble(&message, field, i, 0.0)
+                                 : r.SetDouble(&message, field, 0.0);
+          }
+          break;
+        case FieldDescriptor::CPPTYPE_MESSAGE:
+          ZeroNegativeZeros(field->is_repeated() ? *r.MutableRepeatedMessage(&message, field, i)
+                                                 : *r.MutableMessage(&message, field));
+          break;
+        default:
+          break;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<v1::Graph> LoadGraphFile(const std::string& path) {
@@ -113,6 +149,7 @@ absl::StatusOr<v1::Graph> ParseGraphJson(const std::string& json, const std::str
     return absl::InvalidArgumentError(
         absl::StrCat(source, ": not a valid rgfx.v1.Graph: ", status.ToString()));
   }
+  ZeroNegativeZeros(graph);
   return graph;
 }
 
