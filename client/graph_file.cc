@@ -51,13 +51,13 @@ absl::Status SetField(google::protobuf::Message& message, const FieldDescriptor&
     case FieldDescriptor::CPPTYPE_FLOAT: {
       float v;
       if (!absl::SimpleAtof(text, &v)) return bad();
-      r.SetFloat(&message, &field, v == 0 ? 0.0f : v);  // -0 as 0 (graph_file.h)
+      r.SetFloat(&message, &field, v);
       break;
     }
     case FieldDescriptor::CPPTYPE_DOUBLE: {
       double v;
       if (!absl::SimpleAtod(text, &v)) return bad();
-      r.SetDouble(&message, &field, v == 0 ? 0.0 : v);  // -0 as 0 (graph_file.h)
+      r.SetDouble(&message, &field, v);
       break;
     }
     case FieldDescriptor::CPPTYPE_BOOL: {
@@ -98,36 +98,29 @@ absl::Status SetField(google::protobuf::Message& message, const FieldDescriptor&
 }
 
 // -0 to 0 in every float and double field of `message` and the messages in
-// it (graph_file.h says why).
+// it (graph_file.h says why). rgfx.v1 has no repeated float or double
+// fields, so only singular ones are looked at.
 void ZeroNegativeZeros(google::protobuf::Message& message) {
   const google::protobuf::Reflection& r = *message.GetReflection();
   std::vector<const FieldDescriptor*> fields;
-  r.ListFields(message, &fields);
+  r.ListFields(message, &fields);  // lists a -0: proto3 presence is by bits
   for (const FieldDescriptor* field : fields) {
-    const int count = field->is_repeated() ? r.FieldSize(message, field) : 1;
-    for (int i = 0; i < count; ++i) {
-      switch (field->cpp_type()) {
-        case FieldDescriptor::CPPTYPE_FLOAT:
-          if (field->is_repeated() ? r.GetRepeatedFloat(message, field, i) == 0
-                                   : r.GetFloat(message, field) == 0) {
-            field->is_repeated() ? r.SetRepeatedFloat(&message, field, i, 0.0f)
-                                 : r.SetFloat(&message, field, 0.0f);
-          }
-          break;
-        case FieldDescriptor::CPPTYPE_DOUBLE:
-          if (field->is_repeated() ? r.GetRepeatedDouble(message, field, i) == 0
-                                   : r.GetDouble(message, field) == 0) {
-            field->is_repeated() ? r.SetRepeatedDouble(&message, field, i, 0.0)
-                                 : r.SetDouble(&message, field, 0.0);
-          }
-          break;
-        case FieldDescriptor::CPPTYPE_MESSAGE:
-          ZeroNegativeZeros(field->is_repeated() ? *r.MutableRepeatedMessage(&message, field, i)
-                                                 : *r.MutableMessage(&message, field));
-          break;
-        default:
-          break;
+    if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+      if (!field->is_repeated()) {
+        ZeroNegativeZeros(*r.MutableMessage(&message, field));
+        continue;
       }
+      for (int i = 0; i < r.FieldSize(message, field); ++i) {
+        ZeroNegativeZeros(*r.MutableRepeatedMessage(&message, field, i));
+      }
+    } else if (field->is_repeated()) {
+      continue;
+    } else if (field->cpp_type() == FieldDescriptor::CPPTYPE_FLOAT &&
+               r.GetFloat(message, field) == 0) {
+      r.SetFloat(&message, field, 0.0f);
+    } else if (field->cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE &&
+               r.GetDouble(message, field) == 0) {
+      r.SetDouble(&message, field, 0.0);
     }
   }
 }
@@ -182,7 +175,10 @@ absl::Status ApplySet(v1::Graph& graph, const std::string& assignment) {
                                                      type_field->name(), ") has no parameter '",
                                                      param, "'; it has: ", names));
     }
-    return SetField(params, *field, value, absl::StrCat("--set ", pass_name, ".", param));
+    const absl::Status set =
+        SetField(params, *field, value, absl::StrCat("--set ", pass_name, ".", param));
+    ZeroNegativeZeros(params);
+    return set;
   }
   return absl::InvalidArgumentError(absl::StrCat("--set: the graph has no pass '", pass_name, "'"));
 }
