@@ -480,6 +480,44 @@ const char* TilesPerStepWords(uint32_t n) {
   return n == 1 ? "one tile" : n == 2 ? "two tiles" : "four tiles";
 }
 
+// The temporary between the streamed row and column passes
+// (gaussian_blur_fast_stream.comp's kTiledTemp, specialization constant
+// 8): as lines, or in tiles of 4 x 16 pixels, where a column pass's block
+// of 16 rows of 4 lines is 512 contiguous bytes instead of 16 pieces of 32;
+// the row pass then stores 4 lines x 8 pixels an instruction where it
+// computes one tile per step. H100, 1080p RGBA16F, µs H + V
+// (docs/PERFORMANCE.md, "`fast`: the temporary in tiles"): the column pass
+// gains 2-4 µs up to J = 4 (r = 24), the row pass gives 0.5-1.5 back; from J = 5
+// the column pass gained nothing or lost (r = 32 18.2 -> 19.7, r = 64 21.8
+// -> 22.5, r = 80 24.1 -> 31.0), so the temporary stays in lines there.
+constexpr uint32_t kTempLines = 0;
+constexpr uint32_t kTempTiled = 1;
+constexpr uint32_t kTempTiledWideStores = 2;
+constexpr uint32_t kTiledTempMaxBlocks = 4;
+
+// Where both passes stream in RGBA16F with J <= kTiledTempMaxBlocks, the
+// temporary in tiles (kTempTiled), padded to whole tiles: 4 pixels across,
+// 16 down.
+void TileTheTemporary(const BlurConfig& config, graph::PassPlan& plan, BlurPrepared& prepared) {
+  if (config.working != graph::PixelFormat::kRgba16F || prepared.steps.size() != 2 ||
+      MatrixTapBlocks(static_cast<uint32_t>(config.radius)) > kTiledTempMaxBlocks) {
+    return;
+  }
+  StepKernel& rows = prepared.steps[0];
+  StepKernel& columns = prepared.steps[1];
+  if (!IsStreamShader(rows.shader) || !IsStreamShader(columns.shader)) return;
+  plan.temp_extents = {{DivideRoundingUp(config.extent.width, 4) * 4,
+                        DivideRoundingUp(config.extent.height, 16) * 16}};
+  rows.spec.values[8] =
+      rows.shader == kShaderMatrixStream ? kTempTiledWideStores : kTempTiled;
+  columns.spec.values[8] = kTempTiled;
+  rows.details += rows.spec.values[8] == kTempTiledWideStores
+                      ? "; stores the temporary in tiles of 4 x 16 px, 4 lines x 8 px an "
+                        "instruction"
+                      : "; stores the temporary in tiles of 4 x 16 px";
+  columns.details += "; loads the temporary in tiles of 4 x 16 px";
+}
+
 // The streamed kernel for one axis, or nothing beyond its radius or shared
 // memory, or where the image gives too few subgroups.
 std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineLayout& layout) {
@@ -536,7 +574,7 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   const uint32_t line_groups_first = lines_adjacent ? 1 : 0;
   const uint32_t chains = lines_adjacent ? shape.column_chains : 1;
   k.spec.values = {shape.warps * 32, radius, lines_adjacent ? 1u : 0u, shape.warps, shape.ahead,
-                   line_groups_first, config.border, chains};
+                   line_groups_first, config.border, chains, kTempLines};
   k.segment = tiles;  // in 16-output tiles
   k.groups_x = DivideRoundingUp(layout.n, 16 * tiles);
   k.groups_y = DivideRoundingUp(layout.lines, 4 * shape.warps);
@@ -764,6 +802,7 @@ class FastBlur final : public BlurVariant {
       }
       prepared.steps.push_back(k);
     }
+    if (axes.size() == 2) TileTheTemporary(config, plan, prepared);
     if (matrix) plan.constants.push_back(MatrixTaps(weights));
     if (scaled_axes > 0) {
       // Worst case over both axes: the second reads the first's output,

@@ -64,6 +64,17 @@ layout(constant_id = 6) const int kBorder = RGFX_BORDER_CLAMP;
 // tile waits for at the cost of 8 registers a tile: the plan's choice
 // (fast.cc, StreamShape's column_chains).
 layout(constant_id = 7) const int kChains = 1;
+// The temporary between a row pass and a column pass, where the plan tiles
+// it (fast.cc, TileTheTemporary): 0 lines as the strides say; 1 pixel
+// (x, y) at TempIndex, in tiles of 4 x 16 pixels, 512 bytes each in
+// RGBA16F: the row pass stores there, the column pass loads from there, so
+// a column pass's 16 rows of 4 lines are 512 contiguous bytes, not 16
+// pieces of 32 bytes; 2 the same, and the row pass stores 4 lines x 8
+// pixels an instruction (two whole 128-byte pieces) instead of 2 lines x
+// 16 pixels. H100, µs H + V (docs/PERFORMANCE.md, "`fast`: the
+// temporary in tiles"): 1080p r = 8 29.7 -> 29.2 (with 2), r = 16 31.3 ->
+// 29.6 (with 1), r = 24 36.1 -> 32.3 (2); 4K r = 24 147.5 -> 127.3.
+layout(constant_id = 8) const int kTiledTemp = 0;
 const int kTaps16 = 1 + (2 * kRadius + 15) / 16;  // J: input blocks per output tile
 // A ring or scratch row: 4 pixels (one per line, 4 halves each) plus 2 of
 // padding, so that the 8 rows a matrix load reads at once (48 bytes apart)
@@ -151,11 +162,30 @@ void LanePixel(int e, out int b, out int l) {
   }
 }
 
+// Pixel (x, y) of a tiled temporary (kTiledTemp): tiles of 4 x 16 pixels
+// in rows of ⌈width / 4⌉ tiles, each tile's 16 rows of 4 pixels in order;
+// the plan pads the temporary to whole tiles.
+uint TempIndex(int x, int y) {
+  const int width = kLinesAdjacent == 1 ? int(pc.lines) : int(pc.n);
+  const int tiles_across = (width + 3) / 4;
+  return uint(((y >> 4) * tiles_across + (x >> 2)) * 64 + ((y & 15) << 2) + (x & 3));
+}
+// Pixel i of line `line` in the source and the destination: a column
+// pass's lines are x and its pixels y, a row pass's the other way round.
+uint SrcIndex(int line, int i) {
+  if (kTiledTemp != 0 && kLinesAdjacent == 1) return TempIndex(line, i);
+  return uint(line) * pc.line_stride + uint(i) * pc.pixel_stride;
+}
+uint DstIndex(int line, int i) {
+  if (kTiledTemp != 0 && kLinesAdjacent == 0) return TempIndex(i, line);
+  return uint(line) * pc.line_stride + uint(i) * pc.pixel_stride;
+}
+
 PIXEL LoadPixel(int k, int b, int l) {
   const int line = line0 + l;
   const int i = BorderIndex(first - kRadius + 16 * k + b, int(pc.n), uint(kBorder));
   if (line >= int(pc.lines) || i < 0) return PIXEL(0);
-  return src[uint(line) * pc.line_stride + uint(i) * pc.pixel_stride];
+  return src[SrcIndex(line, i)];
 }
 
 // The subgroup's lanes meet, and their shared-memory accesses are ordered
@@ -265,8 +295,7 @@ vec4 DirectOutput(int line, int i) {
   [[dont_unroll]] for (int d = -kRadius; d <= kRadius; ++d) {
     const int at = BorderIndex(i + d, int(pc.n), uint(kBorder));
     if (at >= 0) {
-      sum += weights[abs(d)] *
-             uintBitsToFloat(src[uint(line) * pc.line_stride + uint(at) * pc.pixel_stride]);
+      sum += weights[abs(d)] * uintBitsToFloat(src[SrcIndex(line, at)]);
     }
   }
   return sum;
@@ -441,16 +470,22 @@ void main() {
       [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
         if (s + q >= int(pc.tiles)) break;
         [[unroll]] for (int e = 0; e < 2; ++e) {
-          const int a = e == 0 ? b0 : b1, l = e == 0 ? l0 : l1;
+          int a = e == 0 ? b0 : b1, l = e == 0 ? l0 : l1;
+          if (kTiledTemp == 2 && kLinesAdjacent == 0) {
+            // 4 lines x 8 pixels an instruction: two whole rows of tiles.
+            const int lane = int(gl_SubgroupInvocationID);
+            l = (lane >> 2) & 3;
+            a = 4 * ((lane >> 4) + 2 * e) + (lane & 3);
+          }
           const int line = line0 + l;
           const int i = first + 16 * (s + q) + a;
           if (line < int(pc.lines) && i < int(pc.n)) {
             const int at = scratch + q * kScratchWords + a * kScratchRowWords;
 #ifdef WORKING_F32
-            dst[uint(line) * pc.line_stride + uint(i) * pc.pixel_stride] = floatBitsToUint(
+            dst[DstIndex(line, i)] = floatBitsToUint(
                 unscale * uintBitsToFloat(uvec4(ring[at + 2 * l], ring[at + 2 * l + 1])));
 #else
-            dst[uint(line) * pc.line_stride + uint(i) * pc.pixel_stride] = ring[at + l];
+            dst[DstIndex(line, i)] = ring[at + l];
 #endif
           }
         }

@@ -372,6 +372,45 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
   }
 }
 
+// Both axes streamed up to r = 24 pass through a temporary in tiles of 4 x
+// 16 pixels, padded to whole tiles (fast.cc, TileTheTemporary): odd sizes
+// (1130 = 282 tiles and 2 pixels across, 601 = 37 tiles and 9 rows down),
+// every border, radii whose row pass computes one tile per step (the row
+// pass's wide stores: r = 7, 8, 24) and two (r = 16, 17). A pixel stored
+// in one tile and loaded from another, or padding read as an image pixel,
+// fails against the reference. Without matrix units (lavapipe) nothing
+// streams: the same cases, 21 lines instead of 601, run the line paths,
+// and the test says so.
+TEST_F(BlurVariantsTest, FastTiledTemporaryMatchesReference) {
+  const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
+  const bool matrix = SayMatrixUnits(
+      "matrix units: both axes stream through a tiled temporary on 1130 x 601 and 601 x 1130",
+      "no matrix units: nothing streams here, the line paths run on 1130 x 21 and 21 x 1130 "
+      "(the tiled temporary is checked on a device with them, see docs/blur/h100-tests-*.txt)");
+  const int across = matrix ? 601 : 21;
+  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
+  uint32_t seed = 1200;
+  double worst = 0;
+  for (int radius : {7, 8, 16, 17, 24}) {
+    for (auto [w, h] : {std::pair{1130, across}, std::pair{across, 1130}}) {
+      if (matrix) {
+        const passes::BlurPrepared plan = FastPlan(caps, radius, w, h, "both");
+        ASSERT_EQ(plan.steps.size(), 2u);
+        EXPECT_THAT(plan.steps[0].details, ::testing::HasSubstr("stores the temporary in tiles"));
+        EXPECT_THAT(plan.steps[1].details, ::testing::HasSubstr("loads the temporary in tiles"));
+        EXPECT_EQ(plan.steps[0].details.find("4 lines x 8 px an instruction") != std::string::npos,
+                  passes::FastStreamShapeFor(radius, false, false, false).tiles_per_step == 1);
+      }
+      for (const char* border : borders) {
+        Case c{"fast", w, h, radius};
+        c.border = border;
+        worst = std::max(worst, CheckAgainstReference(c, seed++));
+      }
+    }
+  }
+  std::printf("worst error over these images %.2e (tolerance %.1e)\n", worst, 1.5e-3);
+}
+
 // Shapes the table does not pick, set the way rgfx-gpu-bench's
 // --sweep_stream_shapes sets them, must blur as exactly: four tiles per
 // step (segments of 11 tiles below r = 65: the last step computes one tile

@@ -67,7 +67,8 @@ TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
   ASSERT_EQ(p.prepared.steps.size(), 2u);
   for (const passes::StepKernel& k : p.prepared.steps) {
     EXPECT_THAT(k.details, testing::HasSubstr("matrix units, streamed"));
-    ASSERT_EQ(k.spec.values.size(), 8u);
+    ASSERT_EQ(k.spec.values.size(), 9u);
+    EXPECT_EQ(k.spec.values[8], 0u);  // from J = 5 the temporary stays in lines
     EXPECT_EQ(k.spec.values[0], 32u);
     EXPECT_EQ(k.spec.values[1], 64u);
     EXPECT_EQ(k.spec.values[3], 1u);
@@ -218,7 +219,7 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
       const passes::FastStreamShape shape =
           passes::FastStreamShapeFor(radius, false, large, adjacent);
       const uint32_t blocks = 1 + (2 * radius + 15) / 16;
-      ASSERT_EQ(k.spec.values.size(), 8u);
+      ASSERT_EQ(k.spec.values.size(), 9u);
       EXPECT_EQ(k.spec.values[0], 32 * shape.warps);
       // A row pass numbers segments first, unless its rows are one pixel
       // long (lines adjacent, as a column pass's).
@@ -670,6 +671,80 @@ TEST(FastBothAxesPlan, BothAxesStreamFromRadius7OnMatrixUnits) {
   }
 }
 
+// Where both passes stream in RGBA16F up to J = 4 (r <= 24), the temporary
+// between them is laid out in tiles of 4 x 16 pixels (specialization
+// constant 8 of the streamed kernel: 1 tiles, 2 tiles with the row pass
+// storing 4 lines x 8 pixels an instruction, which it does where it
+// computes one tile per step) and padded to whole tiles; elsewhere it stays
+// in lines (0) at the image's size: from J = 5, in RGBA32F, along one axis
+// only, and where only one pass streams. A tiled temporary read as lines,
+// or a temporary too small for its tiles, would blur wrong pixels or read
+// past the buffer.
+TEST(FastMatrixPlan, TemporaryInTilesWhereBothPassesStreamUpToRadius24) {
+  struct Case {
+    int radius;
+    uint32_t width, height;
+    bool tiled;
+  };
+  const Case cases[] = {{7, 1920, 1080, true},   {8, 1920, 1080, true},  {16, 1920, 1080, true},
+                        {17, 1130, 601, true},   {24, 1920, 1080, true}, {24, 3840, 2160, true},
+                        {25, 1920, 1080, false}, {64, 1920, 1080, false}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << c.width << "x" << c.height << " r = " << c.radius);
+    BlurConfig config = Config(c.radius, PixelFormat::kRgba16F, MatrixCaps());
+    config.extent = {c.width, c.height};
+    const Planned p = PlanFast(config);
+    ASSERT_EQ(p.prepared.steps.size(), 2u);
+    ASSERT_EQ(p.plan.temp_extents.size(), 1u);
+    const passes::StepKernel& rows = p.prepared.steps[0];
+    const passes::StepKernel& columns = p.prepared.steps[1];
+    ASSERT_THAT(rows.details, testing::HasSubstr("streamed"));
+    ASSERT_THAT(columns.details, testing::HasSubstr("streamed"));
+    if (!c.tiled) {
+      EXPECT_EQ(p.plan.temp_extents[0], config.extent);
+      EXPECT_EQ(rows.spec.values.at(8), 0u);
+      EXPECT_EQ(columns.spec.values.at(8), 0u);
+      EXPECT_THAT(rows.details + columns.details, testing::Not(testing::HasSubstr("tiles of")));
+      continue;
+    }
+    EXPECT_EQ(p.plan.temp_extents[0].width, (c.width + 3) / 4 * 4);
+    EXPECT_EQ(p.plan.temp_extents[0].height, (c.height + 15) / 16 * 16);
+    const bool one_tile_a_step =
+        passes::FastStreamShapeFor(c.radius, false, false, false).tiles_per_step == 1;
+    EXPECT_EQ(rows.spec.values.at(8), one_tile_a_step ? 2u : 1u);
+    EXPECT_EQ(columns.spec.values.at(8), 1u);
+    EXPECT_THAT(rows.details, testing::HasSubstr("stores the temporary in tiles of 4 x 16 px"));
+    EXPECT_THAT(columns.details, testing::HasSubstr("loads the temporary in tiles of 4 x 16 px"));
+  }
+  // r = 7, 8, 24 compute one tile per step along rows, r = 16 two: both
+  // store mappings are planned above.
+  EXPECT_EQ(passes::FastStreamShapeFor(8, false, false, false).tiles_per_step, 1u);
+  EXPECT_EQ(passes::FastStreamShapeFor(16, false, false, false).tiles_per_step, 2u);
+
+  BlurConfig allowed = Config(16, PixelFormat::kRgba32F, MatrixCaps());
+  allowed.min_psnr_db = 50;  // both passes stream, in fp16 bands
+  BlurConfig one_axis = Config(16, PixelFormat::kRgba16F, MatrixCaps());
+  one_axis.axes = "horizontal";
+  BlurConfig rows_only = Config(16, PixelFormat::kRgba16F, MatrixCaps());
+  rows_only.extent = {64, 4100};  // 16 groups of columns: too few subgroups to stream
+  for (const BlurConfig& config : {allowed, one_axis, rows_only}) {
+    SCOPED_TRACE(config.axes + " " + std::string(graph::PixelFormatName(config.working)));
+    const Planned p = PlanFast(config);
+    for (const passes::StepKernel& k : p.prepared.steps) {
+      EXPECT_THAT(k.details, testing::Not(testing::HasSubstr("tiles of 4 x 16")));
+      if (k.details.find("streamed") != std::string::npos) {
+        EXPECT_EQ(k.spec.values.at(8), 0u);
+      }
+    }
+    for (const graph::Extent& e : p.plan.temp_extents) EXPECT_EQ(e, config.extent);
+  }
+  const Planned rows_only_plan = PlanFast(rows_only);
+  ASSERT_EQ(rows_only_plan.prepared.steps.size(), 2u);
+  EXPECT_THAT(rows_only_plan.prepared.steps[0].details, testing::HasSubstr("streamed"));
+  EXPECT_THAT(rows_only_plan.prepared.steps[1].details,
+              testing::Not(testing::HasSubstr("streamed")));
+}
+
 // Every kernel of every path takes the border mode as a specialization
 // constant (each unrolled load then carries only its own mode's mapping;
 // the shaders ignore any border in their push constants): id 6 in the
@@ -705,8 +780,9 @@ TEST(FastPlan, EveryKernelTakesTheBorderModeAsASpecializationConstant) {
         found = found || k.details.find(c.path) != std::string::npos;
         const bool panel = k.details.find("panel") != std::string::npos;
         const bool streamed = k.details.find("streamed") != std::string::npos;
-        // The streamed kernel's accumulator chains come after the border.
-        ASSERT_EQ(k.spec.values.size(), panel ? 6u : streamed ? 8u : 7u) << k.details;
+        // The streamed kernel's accumulator chains and the temporary's
+        // layout come after the border.
+        ASSERT_EQ(k.spec.values.size(), panel ? 6u : streamed ? 9u : 7u) << k.details;
         EXPECT_EQ(k.spec.values[panel ? 5 : 6], border) << k.details;
       }
       EXPECT_TRUE(found) << "no step on the path named";
