@@ -347,11 +347,20 @@ FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
   // (docs/blur/h100-stream-shapes-w2-1080p.csv): they won at J = 5-8, by
   // 1-3.6 µs a pass, against the one-subgroup shape in brackets; at J = 9
   // and beyond, where a workgroup's two rings leave fewer workgroups a
-  // multiprocessor (5 at J = 9, 18 KB each), not.
+  // multiprocessor (5 at J = 9, 18 KB each), not. The blocks in registers
+  // (the last field; a later call that day, with the temporary tiled up to
+  // J = 4, docs/blur/h100-tiled-temp-2026-11-27.txt): each block loaded
+  // from shared memory once instead of once a step, for 4 registers a block
+  // and the register moves of each step; won by 0.5-1.6 µs where marked
+  // (µs with it, then without; the row shape at r = 40 and the column
+  // shape at r = 24 through the benchmark's override), lost elsewhere (rows
+  // at J = 3 14.8 -> 19.2 and J = 4 16.9 -> 17.4, columns at J = 7-8
+  // +1.0-1.3, both axes from J = 9: r = 64 21.2 + 22.0 -> 23.3 + 23.3,
+  // r = 112 +10 and +4).
   if (columns) {
-    if (blocks <= 3) return {12, 4, 2, 1};          // r = 16: 17.7
-    if (blocks == 4) return {16, 2, 2, 1};          // r = 24: 19.7
-    if (blocks == 5) return {24, 2, 2, 2};          // r = 32: 18.2 (20:2:2 19.5)
+    if (blocks <= 3) return {12, 4, 2, 1, 0, 1, 1};  // r = 8 13.6 (14.8), 16 14.1 (14.8)
+    if (blocks == 4) return {16, 2, 2, 1, 0, 1, 1};  // r = 24: 14.6 (15.4)
+    if (blocks == 5) return {24, 2, 2, 2, 0, 1, 1};  // r = 32: 17.7 (18.4; 20:2:2 19.5)
     if (blocks == 6) return {24, 2, 2, 2, 0, 2};    // r = 40: 19.2 (24:2:2 21.5)
     if (blocks == 7) return {24, 2, 2, 2};          // r = 48: 20.0 (24:2:2 21.3)
     if (blocks == 8) return {24, 2, 2, 1};          // r = 56: 22.8 (24:2:2:2 22.5)
@@ -363,9 +372,10 @@ FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
   if (blocks <= 2) return {12, 4, 1, 1};            // r = 8: 13.1 (12:4:2 14.6)
   if (blocks <= 3) return {12, 4, 2, 1};            // r = 16: 13.6
   if (blocks == 4) return {16, 4, 1, 1};            // r = 24: 16.1 (16:2:2 17.9)
-  if (blocks <= 6) return {20, 2, 2, 2};            // r = 32 15.6 (20:2:2 17.9), 40 16.9 (18.7)
-  if (blocks <= 8) return {24, 2, 2, 2};            // r = 48 17.2 (16:4:4 17.9),
-                                                    // 56 18.2 (24:2:2 21.5)
+  if (blocks <= 6) return {20, 2, 2, 2, 0, 1, 1};   // r = 32 14.6 (15.9; 20:2:2 17.9),
+                                                    // 40 15.4 (16.9)
+  if (blocks <= 8) return {24, 2, 2, 2, 0, 1, 1};   // r = 48 16.1 (17.2; 16:4:4 17.9),
+                                                    // 56 16.6 (18.4; 24:2:2 21.5)
   if (blocks == 9) return {24, 2, 2, 1};            // r = 64: 21.0
   if (blocks <= 11) return {16, 2, 2, 1};           // r = 80: 22.5 (20:2:2 24.8)
   if (blocks <= 13) return {18, 2, 2, 1, 48};       // r = 96: 25.6
@@ -465,13 +475,22 @@ uint64_t StreamMinSubgroups(uint32_t blocks) {
 }
 
 // Shared memory of the streamed kernel: per subgroup a ring of J + N − 1
-// blocks of 16 rows of 6 uvec2 and N scratch blocks for N tiles per step,
-// 16 rows of 6 uvec2 (RGBA16F) or 10 (RGBA32F).
+// blocks of 16 rows of 6 uvec2 (N of them where the blocks wait in
+// registers) and N scratch blocks for N tiles per step, 16 rows of 6 uvec2
+// (RGBA16F) or 10 (RGBA32F).
+// Whether the kernel keeps the step's blocks in registers
+// (FastStreamShape::register_ring; the RGBA16F build only).
+bool RegisterRing(const FastStreamShape& shape, bool f32) {
+  return !f32 && shape.register_ring == 1;
+}
 uint64_t StreamRingBlocks(uint32_t radius, const FastStreamShape& shape) {
   return MatrixTapBlocks(radius) + shape.tiles_per_step - 1;
 }
+uint64_t StreamSharedSlots(uint32_t radius, const FastStreamShape& shape, bool f32) {
+  return RegisterRing(shape, f32) ? shape.tiles_per_step : StreamRingBlocks(radius, shape);
+}
 uint64_t StreamSharedBytes(uint32_t radius, const FastStreamShape& shape, bool f32) {
-  const uint64_t ring = StreamRingBlocks(radius, shape);
+  const uint64_t ring = StreamSharedSlots(radius, shape, f32);
   const uint64_t per_warp =
       (ring * 16 * 6 + shape.tiles_per_step * 16 * (f32 ? 10 : 6)) * 8;
   return shape.warps * per_warp;
@@ -574,7 +593,8 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   const uint32_t line_groups_first = lines_adjacent ? 1 : 0;
   const uint32_t chains = lines_adjacent ? shape.column_chains : 1;
   k.spec.values = {shape.warps * 32, radius, lines_adjacent ? 1u : 0u, shape.warps, shape.ahead,
-                   line_groups_first, config.border, chains, kTempLines};
+                   line_groups_first, config.border, chains, kTempLines,
+                   RegisterRing(shape, f32) ? 1u : 0u};
   k.segment = tiles;  // in 16-output tiles
   k.groups_x = DivideRoundingUp(layout.n, 16 * tiles);
   k.groups_y = DivideRoundingUp(layout.lines, 4 * shape.warps);
@@ -592,7 +612,8 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
       StreamRingBlocks(radius, shape), " blocks, ", shape.ahead,
       " loaded ahead; ", 4 * shape.warps, " lines per workgroup, ",
       StreamSharedBytes(radius, shape, f32), " bytes",
-      chains == 2 ? "; two accumulator chains per tile" : "");
+      chains == 2 ? "; two accumulator chains per tile" : "",
+      RegisterRing(shape, f32) ? "; blocks in registers" : "");
   return k;
 }
 
@@ -890,16 +911,21 @@ void SetFastStreamMinSubgroups(std::optional<uint32_t> subgroups) {
 
 absl::StatusOr<FastStreamShape> ParseFastStreamShape(const std::string& text) {
   const std::vector<std::string> fields = absl::StrSplit(text, ':');
-  uint32_t v[5] = {0, 0, 0, 0, 1};
-  const char* const names[5] = {"max_tiles", "ahead", "tiles_per_step", "warps", "column_chains"};
-  if (fields.size() != 4 && fields.size() != 5) {
+  uint32_t v[6] = {0, 0, 0, 0, 1, 0};
+  const char* const names[6] = {"max_tiles",      "ahead",        "tiles_per_step", "warps",
+                                "column_chains", "register_ring"};
+  if (fields.size() < 4 || fields.size() > 6) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "stream shape '", text,
+        "': expected max_tiles:ahead:tiles_per_step:warps[:column_chains[:register_ring]], e.g. "
+        "24:2:2:1"));
+  }
+  if (fields.size() == 6 && fields[5] != "0" && fields[5] != "1") {
     return absl::InvalidArgumentError(
-        absl::StrCat("stream shape '", text,
-                     "': expected max_tiles:ahead:tiles_per_step:warps[:column_chains], e.g. "
-                     "24:2:2:1"));
+        absl::StrCat("stream shape '", text, "': register_ring must be 0 or 1"));
   }
   for (size_t i = 0; i < fields.size(); ++i) {
-    if (!absl::SimpleAtoi(fields[i], &v[i]) || v[i] == 0 || v[i] > 64) {
+    if (!absl::SimpleAtoi(fields[i], &v[i]) || (i < 5 && v[i] == 0) || v[i] > 64) {
       return absl::InvalidArgumentError(absl::StrCat("stream shape '", text, "': ", names[i], " '",
                                                      fields[i], "' is not a number from 1 to 64"));
     }
@@ -916,7 +942,7 @@ absl::StatusOr<FastStreamShape> ParseFastStreamShape(const std::string& text) {
     return absl::InvalidArgumentError(
         absl::StrCat("stream shape '", text, "': column_chains must be 1 or 2"));
   }
-  return FastStreamShape{v[0], v[1], v[2], v[3], 0, v[4]};
+  return FastStreamShape{v[0], v[1], v[2], v[3], 0, v[4], v[5]};
 }
 
 FastStreamShape FastStreamShapeFor(int radius, bool rgba32f, bool large_image, bool columns) {

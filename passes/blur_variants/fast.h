@@ -34,6 +34,10 @@ struct FastStreamShape {
   // a tile. Row passes keep one (where two were measured, they gained
   // nothing there).
   uint32_t column_chains = 1;
+  // 1: the blocks a step needs wait in registers, each loaded from shared
+  // memory once, and shared memory only stages the blocks a step brings in
+  // (RGBA16F; RGBA32F's magnitude bands keep every block in shared memory).
+  uint32_t register_ring = 0;
 };
 // large_image: the shape for images where the first gives more than 2,800
 // subgroups a pass (fast.cc's kStreamManySubgroups), where one was measured
@@ -49,9 +53,10 @@ FastStreamShape FastStreamShapeFor(int radius, bool rgba32f = false, bool large_
 // does not fit); std::nullopt restores the measured table. Process-wide;
 // the server never sets it.
 void SetFastStreamShapeOverride(std::optional<FastStreamShape> shape);
-// "max_tiles:ahead:tiles_per_step:warps[:column_chains]", e.g. "24:2:2:1" or
-// "24:2:2:1:2"; an error names the field that is wrong (ahead must be a
-// multiple of tiles_per_step, column_chains 1 or 2).
+// "max_tiles:ahead:tiles_per_step:warps[:column_chains[:register_ring]]",
+// e.g. "24:2:2:1", "24:2:2:1:2" or "20:2:2:2:1:1"; an error names the field
+// that is wrong (ahead must be a multiple of tiles_per_step, column_chains 1
+// or 2, register_ring 0 or 1).
 absl::StatusOr<FastStreamShape> ParseFastStreamShape(const std::string& text);
 // For benchmarks (rgfx-gpu-bench --stream_min_subgroups): while set, the
 // fewest subgroups a streamed pass may run in, instead of fast.cc's

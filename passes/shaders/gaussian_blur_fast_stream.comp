@@ -85,6 +85,21 @@ const int kBlockWords = 16 * kRowWords;
 // scratch blocks. Built with TILES_PER_STEP = 1, 2 and 4.
 const int kTilesPerStep = TILES_PER_STEP;
 const int kSlots = kTaps16 + kTilesPerStep - 1;
+// 1: the blocks a step needs wait in registers (xr in main), each loaded
+// from shared memory once instead of once per step that reads it (J + N − 1
+// matrix loads a step become N), and shared memory only stages the N blocks
+// a step brings in; each step then moves the kept blocks down the array
+// (register moves). The plan's choice (fast.cc, StreamShape's
+// register_ring): it won at some J and lost at others. RGBA16F only: the
+// RGBA32F build may store a step's blocks again (a wrong band guess) and
+// keeps them in shared memory.
+layout(constant_id = 9) const int kRegisterRingSpec = 0;
+#ifdef WORKING_F32
+const bool kRegisterRing = false;
+#else
+const bool kRegisterRing = kRegisterRingSpec == 1;
+#endif
+const int kRingSlots = kRegisterRing ? kTilesPerStep : kSlots;
 #ifdef WORKING_F32
 // RGBA32F (WORKING_F32): pixels are read and written in fp32 and enter the
 // ring as fp16 scaled by 2^shift, shift = 11 − 18·band, where a block's band
@@ -113,7 +128,7 @@ const int kBandBad = -1000;   // inf or NaN: fp32
 const int kScratchRowWords = kRowWords;
 #endif
 const int kScratchWords = 16 * kScratchRowWords;
-const int kWarpWords = kSlots * kBlockWords + kTilesPerStep * kScratchWords;
+const int kWarpWords = kRingSlots * kBlockWords + kTilesPerStep * kScratchWords;
 
 layout(push_constant) uniform Push {
   uint n;
@@ -196,7 +211,7 @@ void SharedBarrier() {
                  gl_SemanticsAcquireRelease);
 }
 
-int SlotWords(int k) { return warp_base + (k % kSlots) * kBlockWords; }
+int SlotWords(int k) { return warp_base + (k % kRingSlots) * kBlockWords; }
 
 int b0, l0, b1, l1;  // this lane's two pixels of a block (LanePixel)
 
@@ -305,7 +320,7 @@ vec4 DirectOutput(int line, int i) {
 void main() {
   const int warp = int(gl_SubgroupID);
   warp_base = warp * kWarpWords;
-  const int scratch = warp_base + kSlots * kBlockWords;
+  const int scratch = warp_base + kRingSlots * kBlockWords;
   const uvec2 group = kLineGroupsFirst == 1 ? gl_WorkGroupID.yx : gl_WorkGroupID.xy;
   line0 = (int(group.y) * kWarps + warp) * 4;
   first = int(group.x) * int(pc.tiles) * 16;
@@ -316,13 +331,30 @@ void main() {
 
   // The first J − 1 blocks straight into the ring (all loads, then the
   // stores), the next kAhead into registers.
+  F16MAT xr[kSlots];  // kRegisterRing: blocks s .. s + kSlots − 1 of step s
   {
     PIXEL p[2 * (kTaps16 - 1) + 1];
     [[unroll]] for (int k = 0; k < kTaps16 - 1; ++k) {
       p[2 * k] = LoadPixel(k, b0, l0);
       p[2 * k + 1] = LoadPixel(k, b1, l1);
     }
-    [[unroll]] for (int k = 0; k < kTaps16 - 1; ++k) RingStore(k, p[2 * k], p[2 * k + 1]);
+    if (!kRegisterRing) {
+      [[unroll]] for (int k = 0; k < kTaps16 - 1; ++k) RingStore(k, p[2 * k], p[2 * k + 1]);
+    } else {
+      // N at a time through the staging slots into registers.
+      [[unroll]] for (int k0 = 0; k0 < kTaps16 - 1; k0 += kTilesPerStep) {
+        SharedBarrier();
+        [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
+          if (k0 + q < kTaps16 - 1) RingStore(k0 + q, p[2 * (k0 + q)], p[2 * (k0 + q) + 1]);
+        }
+        SharedBarrier();
+        [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
+          if (k0 + q < kTaps16 - 1) {
+            coopMatLoadNV(xr[k0 + q], ring, uint(SlotWords(k0 + q)), uint(kRowWords), false);
+          }
+        }
+      }
+    }
   }
   PIXEL queue[2 * kAhead];
   [[unroll]] for (int u = 0; u < kAhead; ++u) {
@@ -387,9 +419,19 @@ void main() {
         if (kChains == 2) {
           [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) odd[q] = F32MAT(0.0);
         }
+        if (kRegisterRing) {
+          [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
+            coopMatLoadNV(xr[kTaps16 - 1 + q], ring, uint(SlotWords(k + q)), uint(kRowWords),
+                          false);
+          }
+        }
         [[unroll]] for (int j = 0; j < kTaps16 + kTilesPerStep - 1; ++j) {
           F16MAT x;
-          coopMatLoadNV(x, ring, uint(SlotWords(s + j)), uint(kRowWords), false);
+          if (kRegisterRing) {
+            x = xr[j];
+          } else {
+            coopMatLoadNV(x, ring, uint(SlotWords(s + j)), uint(kRowWords), false);
+          }
           [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
             if (j - q < 0 || j - q >= kTaps16) continue;
             if (kChains == 2 && (j - q) % 2 == 1) {
@@ -422,6 +464,10 @@ void main() {
 #else
         break;
 #endif
+      }
+      if (kRegisterRing) {
+        // The next step's blocks s + N .. : register moves.
+        [[unroll]] for (int i = 0; i < kTaps16 - 1; ++i) xr[i] = xr[i + kTilesPerStep];
       }
 
 #ifdef WORKING_F32

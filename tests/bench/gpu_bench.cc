@@ -56,7 +56,8 @@ ABSL_FLAG(bool, pipeline_statistics, true,
           "memory, ...; VK_KHR_pipeline_executable_properties), where it offers that");
 ABSL_FLAG(std::string, stream_shape, "",
           "fast's streamed matrix kernel in this shape instead of the plan's, "
-          "max_tiles:ahead:tiles_per_step:warps (e.g. 24:2:2:1), to compare shapes");
+          "max_tiles:ahead:tiles_per_step:warps[:column_chains[:register_ring]] (e.g. "
+          "24:2:2:1), to compare shapes");
 ABSL_FLAG(int, stream_min_subgroups, 0,
           "fast's streamed kernel: the fewest subgroups a pass may run in (segments grow to "
           "it; the one-wave rule drops one down to it); 0: the plan's (1,024; 768 from r = 65)");

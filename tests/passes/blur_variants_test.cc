@@ -181,6 +181,9 @@ double CheckAgainstReference(const Case& c, uint32_t seed) {
 const char* const kExactVariants[] = {"naive", "line_cache", "decimated", "symmetric",
                                       "tuned",  "tiled_halo", "fast"};
 
+// Every border mode a request can name.
+const char* const kBorders[] = {"clamp", "mirror", "wrap", "zero"};
+
 class BlurVariantsTest : public testing::GpuTest {};
 
 // fast's plan for a w x h RGBA16F image on `caps` (σ = radius / 2).
@@ -225,14 +228,13 @@ const char* TilesPerStepWords(uint32_t n) {
 
 TEST_F(BlurVariantsTest, ExactVariantsMatchReferenceForEverySizeRadiusBorderAndFormat) {
   const std::pair<int, int> sizes[] = {{1, 1}, {2, 3}, {37, 29}, {131, 67}};
-  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
   uint32_t seed = 1;
   for (const char* variant : kExactVariants) {
     for (auto [w, h] : sizes) {
       for (int radius : {0, 1, 64, 300}) {
         for (int b = 0; b < 4; ++b) {
           Case c{variant, w, h, radius};
-          c.border = borders[b];
+          c.border = kBorders[b];
           c.max_taps = 2 * 300 + 1;
           // Both formats for every size and radius, half the runs.
           c.working = (b + radius) % 2 ? PixelFormat::kRgba32F : PixelFormat::kRgba16F;
@@ -248,13 +250,12 @@ TEST_F(BlurVariantsTest, ExactVariantsMatchReferenceForEverySizeRadiusBorderAndF
 // formats, radii up to its limit of 8.
 TEST_F(BlurVariantsTest, FastBothAxesInOneDispatchMatchesReference) {
   const std::pair<int, int> sizes[] = {{97, 71}, {1, 130}, {130, 1}, {33, 17}};
-  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
   uint32_t seed = 700;
   for (auto [w, h] : sizes) {
     for (int radius : {2, 3, 8}) {
       for (int b = 0; b < 4; ++b) {
         Case c{"fast", w, h, radius};
-        c.border = borders[b];
+        c.border = kBorders[b];
         c.working = (b + radius) % 2 ? PixelFormat::kRgba32F : PixelFormat::kRgba16F;
         CheckAgainstReference(c, seed++);
       }
@@ -276,13 +277,12 @@ TEST_F(BlurVariantsTest, FastBothAxesInOneDispatchMatchesReference) {
 // 8 rows. At r = 300 the columns are read directly (on lavapipe's 32 KB
 // the RGBA32F tile does not fit; the RGBA16F halo is over 4 tiles).
 TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
-  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
   uint32_t seed = 800;
   for (auto [w, h] : {std::pair{7, 1100}, std::pair{3, 531}}) {
     for (int radius : {9, 64, 300}) {
       for (int b = 0; b < 4; ++b) {
         Case c{"fast", w, h, radius};
-        c.border = borders[b];
+        c.border = kBorders[b];
         c.axes = b % 2 ? "vertical" : "both";
         c.working = (b / 2 + radius) % 2 ? PixelFormat::kRgba32F : PixelFormat::kRgba16F;
         c.max_taps = 2 * 300 + 1;
@@ -304,8 +304,9 @@ TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
 // two (the others; four only on large images and in RGBA32F, which
 // FastMatrixStreamShapesMatchReference runs), two accumulator chains
 // (columns at r = 40 and 64), two subgroups a workgroup (r = 32-48; the
-// last workgroup of 601 lines has a subgroup with no line at all), 4 blocks
-// loaded ahead (r = 5, 7, 17 rows) and 2, so both queue depths run.
+// last workgroup of 601 lines has a subgroup with no line at all), blocks
+// in registers (rows at r = 32 and 48, columns at r = 5, 7 and 32), 4
+// blocks loaded ahead (r = 5, 7, 17 rows) and 2, so both queue depths run.
 // Without matrix units (lavapipe) nothing streams: the same shapes, 21
 // lines instead of 601, run the line paths, and the test says so.
 TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
@@ -317,7 +318,6 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
       "21 and 21 x 1100 or 1130 (the streamed kernel is checked on a device with them, "
       "see docs/blur/h100-tests-*.txt)");
   const int across = matrix ? 601 : 21;
-  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
   const char* const axes[] = {"both", "horizontal", "vertical"};
   uint32_t seed = 900;
   double worst = 0;
@@ -339,8 +339,10 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
         EXPECT_THAT(details, ::testing::HasSubstr(kernel));
         const bool chains = columns && shape.column_chains == 2;
         EXPECT_EQ(details.find("two accumulator chains per tile") != std::string::npos, chains);
+        const bool in_registers = shape.register_ring == 1;
+        EXPECT_EQ(details.find("blocks in registers") != std::string::npos, in_registers);
         kernels.insert(kernel.substr(0, 3) + kernel.substr(kernel.find(" blocks, ")) +
-                       (chains ? " chains" : ""));
+                       (chains ? " chains" : "") + (in_registers ? " registers" : ""));
         EXPECT_THAT(details, ::testing::HasSubstr(radius > 64        ? "along 192 outputs"
                                                   : length == 1100 ? "along 160 outputs"
                                                                    : "along 176 outputs"));
@@ -350,7 +352,7 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
       }
       for (int b = 0; b < 4; ++b) {
         Case c{"fast", w, h, radius};
-        c.border = borders[b];
+        c.border = kBorders[b];
         c.axes = axes[(b + radius) % 3];
         c.working = PixelFormat::kRgba16F;
         worst = std::max(worst, CheckAgainstReference(c, seed++));
@@ -360,11 +362,11 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
   std::printf("worst error over these images %.2e (tolerance %.1e)\n", worst, 1.5e-3);
   if (matrix) {
     // Every kernel build the table takes at these sizes (one and two tiles
-    // per step, two accumulator chains, one and two subgroups a workgroup),
-    // both queue depths ran (four tiles per step and four subgroups:
-    // FastMatrixStreamShapesMatchReference).
+    // per step, two accumulator chains, one and two subgroups a workgroup,
+    // blocks in registers), both queue depths ran (four tiles per step and
+    // four subgroups: FastMatrixStreamShapesMatchReference).
     for (const char* part : {"one", "two", " 2 loaded", " 4 loaded", " chains", "; 4 lines",
-                             "; 8 lines"}) {
+                             "; 8 lines", " registers"}) {
       EXPECT_TRUE(std::any_of(kernels.begin(), kernels.end(), [&](const std::string& k) {
         return k.find(part) != std::string::npos;
       })) << part;
@@ -388,7 +390,6 @@ TEST_F(BlurVariantsTest, FastTiledTemporaryMatchesReference) {
       "no matrix units: nothing streams here, the line paths run on 1130 x 21 and 21 x 1130 "
       "(the tiled temporary is checked on a device with them, see docs/blur/h100-tests-*.txt)");
   const int across = matrix ? 601 : 21;
-  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
   uint32_t seed = 1200;
   double worst = 0;
   for (int radius : {7, 8, 16, 17, 24}) {
@@ -401,7 +402,7 @@ TEST_F(BlurVariantsTest, FastTiledTemporaryMatchesReference) {
         EXPECT_EQ(plan.steps[0].details.find("4 lines x 8 px an instruction") != std::string::npos,
                   passes::FastStreamShapeFor(radius, false, false, false).tiles_per_step == 1);
       }
-      for (const char* border : borders) {
+      for (const char* border : kBorders) {
         Case c{"fast", w, h, radius};
         c.border = border;
         worst = std::max(worst, CheckAgainstReference(c, seed++));
@@ -415,7 +416,8 @@ TEST_F(BlurVariantsTest, FastTiledTemporaryMatchesReference) {
 // --sweep_stream_shapes sets them, must blur as exactly: four tiles per
 // step (segments of 11 tiles below r = 65: the last step computes one tile
 // it does not store; 12 from there, where 768 subgroups suffice), deeper
-// queues, 2 and 4 subgroups per workgroup, every border.
+// queues, 2 and 4 subgroups per workgroup, blocks in registers with one and
+// four tiles per step (which the RGBA32F build ignores), every border.
 // Without matrix units (lavapipe) the override must change nothing: the
 // same cases, 21 lines instead of 601, run the line paths, and the test
 // says so.
@@ -430,10 +432,9 @@ TEST_F(BlurVariantsTest, FastMatrixStreamShapesMatchReference) {
   struct Restore {
     ~Restore() { passes::SetFastStreamShapeOverride(std::nullopt); }
   } restore;
-  const std::pair<int, const char*> cases[] = {{5, "12:4:4:1"},  {17, "16:8:4:1"},
-                                               {64, "24:4:4:1"}, {100, "20:4:4:2"},
-                                               {48, "24:2:2:4"}, {33, "24:4:1:1"}};
-  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
+  const std::pair<int, const char*> cases[] = {
+      {5, "12:4:4:1"},  {17, "16:8:4:1"}, {64, "24:4:4:1"},       {100, "20:4:4:2"},
+      {48, "24:2:2:4"}, {33, "24:4:1:1"}, {64, "24:4:4:1:1:1"}, {17, "16:4:1:2:1:1"}};
   uint32_t seed = 950;
   double worst = 0, worst32 = 0;
   for (const auto& [radius, text] : cases) {
@@ -448,7 +449,7 @@ TEST_F(BlurVariantsTest, FastMatrixStreamShapesMatchReference) {
                                  std::tuple{1130, across, PixelFormat::kRgba32F},
                                  std::tuple{across, 1130, PixelFormat::kRgba32F}}) {
       Case c{"fast", w, h, radius};
-      c.border = borders[seed % 4];
+      c.border = kBorders[seed % 4];
       c.axes = w > h ? "horizontal" : "vertical";
       c.working = working;
       if (working == PixelFormat::kRgba32F) c.min_psnr_db = kAllowScaledHalfDb;
@@ -494,7 +495,6 @@ TEST_F(BlurVariantsTest, FastRgba32FOnMatrixUnitsHoldsItsBoundAtAnyScale) {
       "no matrix units: fp32 line paths (the fp16 path is checked on a device "
       "with them, see docs/blur/h100-tests-*.txt)");
   const int across = matrix ? 601 : 23;
-  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
   constexpr int kPiece = 100;
   std::mt19937 rng(4242);
   double worst_relative = 0;
@@ -504,7 +504,7 @@ TEST_F(BlurVariantsTest, FastRgba32FOnMatrixUnitsHoldsItsBoundAtAnyScale) {
       Case c{"fast", w, h, radius};
       c.working = PixelFormat::kRgba32F;
       c.min_psnr_db = kAllowScaledHalfDb;
-      c.border = borders[index++ % 4];
+      c.border = kBorders[index++ % 4];
       c.axes = w > h ? "horizontal" : "vertical";
       SCOPED_TRACE(c.Name());
       EXPECT_EQ(FastScaledHalf(c), matrix);

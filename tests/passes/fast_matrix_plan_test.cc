@@ -67,8 +67,9 @@ TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
   ASSERT_EQ(p.prepared.steps.size(), 2u);
   for (const passes::StepKernel& k : p.prepared.steps) {
     EXPECT_THAT(k.details, testing::HasSubstr("matrix units, streamed"));
-    ASSERT_EQ(k.spec.values.size(), 9u);
+    ASSERT_EQ(k.spec.values.size(), 10u);
     EXPECT_EQ(k.spec.values[8], 0u);  // from J = 5 the temporary stays in lines
+    EXPECT_EQ(k.spec.values[9], 0u);  // at J = 9 the blocks stay in shared memory
     EXPECT_EQ(k.spec.values[0], 32u);
     EXPECT_EQ(k.spec.values[1], 64u);
     EXPECT_EQ(k.spec.values[3], 1u);
@@ -219,7 +220,8 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
       const passes::FastStreamShape shape =
           passes::FastStreamShapeFor(radius, false, large, adjacent);
       const uint32_t blocks = 1 + (2 * radius + 15) / 16;
-      ASSERT_EQ(k.spec.values.size(), 9u);
+      ASSERT_EQ(k.spec.values.size(), 10u);
+      EXPECT_EQ(k.spec.values[9], shape.register_ring);
       EXPECT_EQ(k.spec.values[0], 32 * shape.warps);
       // A row pass numbers segments first, unless its rows are one pixel
       // long (lines adjacent, as a column pass's).
@@ -252,8 +254,11 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
                                                                 : "four tiles per step"));
       EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat(
                                  "ring of ", blocks + per_step - 1, " blocks")));
+      // Shared memory: the ring (or, blocks in registers, N staging
+      // blocks) and N scratch blocks.
+      const uint32_t slots = shape.register_ring == 1 ? per_step : blocks + per_step - 1;
       EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat(
-                                 shape.warps * (blocks + 2 * per_step - 1) * 768, " bytes")));
+                                 shape.warps * (slots + per_step) * 768, " bytes")));
       EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat(4 * shape.warps, " lines per workgroup")));
     }
   }
@@ -317,14 +322,15 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
 // r = 64 on an H100, 132 x 16 = 2,112 of 6,144 B at r = 32) by less than a
 // segment's worth, the pass takes one segment fewer: 1920x1200 at r = 64,
 // rows 300 x 5 = 1,500 -> 4 segments of 30 tiles, columns 480 x 4 = 1,920
-// -> 3 of 25; r = 32 at 1920x1416, rows 354 x 6 = 2,124 -> 5 of 24;
-// two subgroups a workgroup count as two: r = 56 rows (16,896 B a
-// workgroup, 6 of them, 12 subgroups a multiprocessor: 1,584) at 1920x1300,
-// 325 x 5 = 1,625 -> 4 segments of 30 tiles, but not at 1920x1260 (1,575).
-// Not where the pass already
-// fits (1920x1080 RGBA16F, 1920x1408 at r = 32), where the device does not
-// say how many multiprocessors it has, or where so little shared memory is
-// used that registers decide (r = 16).
+// -> 3 of 25; two subgroups a workgroup count as two: r = 40 columns
+// (13,824 B a workgroup, 7 of them, 14 subgroups a multiprocessor: 1,848)
+// at 2480x1080, 620 x 3 = 1,860 -> 2 segments of 34 tiles; not at
+// 2460x1080 (1,845). Not where the pass already fits (1920x1080 RGBA16F),
+// where the device does not say how many multiprocessors it has, or where
+// so little shared memory is used that registers decide (r = 16; rows at
+// r = 32-56, whose blocks wait in registers: 2,124 subgroups at r = 32 and
+// 1920x1416, 1,625 at r = 56 and 1920x1300, which their shared memory of
+// old cut by a segment).
 TEST(FastMatrixPlan, OneSegmentFewerWhereThatMakesOneWave) {
   gpu::DeviceCaps h100 = MatrixCaps();
   h100.multiprocessors = 132;
@@ -346,9 +352,11 @@ TEST(FastMatrixPlan, OneSegmentFewerWhereThatMakesOneWave) {
   EXPECT_EQ(outputs(64, 1920, 1200, MatrixCaps()), (V{"along 384 output", "along 304 output"}));
   EXPECT_EQ(outputs(64, 1920, 1080, h100), (V{"along 384 output", "along 368 output"}));
   EXPECT_EQ(outputs(64, 1920, 1080, h100), outputs(64, 1920, 1080, MatrixCaps()));
-  EXPECT_EQ(outputs(32, 1920, 1416, h100)[0], "along 384 output");
-  EXPECT_EQ(outputs(32, 1920, 1416, MatrixCaps())[0], "along 320 output");
-  EXPECT_EQ(outputs(32, 1920, 1408, h100)[0], "along 320 output");
+  EXPECT_EQ(outputs(40, 1920, 1236, h100)[0], outputs(40, 1920, 1236, MatrixCaps())[0]);
+  EXPECT_EQ(outputs(40, 2480, 1080, h100)[1], "along 544 output");
+  EXPECT_EQ(outputs(40, 2480, 1080, MatrixCaps())[1], "along 368 output");
+  EXPECT_EQ(outputs(40, 2460, 1080, h100)[1], "along 368 output");
+  EXPECT_EQ(outputs(32, 1920, 1416, h100), outputs(32, 1920, 1416, MatrixCaps()));
   EXPECT_EQ(outputs(16, 1920, 1200, h100), outputs(16, 1920, 1200, MatrixCaps()));
   // RGBA32F where allowed, 1080p r = 64: its per-axis shapes (16 tiles,
   // 2,160 and 2,400 subgroups against a wave of 1,320) are two waves either
@@ -357,9 +365,7 @@ TEST(FastMatrixPlan, OneSegmentFewerWhereThatMakesOneWave) {
             (V{"along 240 output", "along 224 output"}));
   EXPECT_EQ(outputs(64, 1920, 1080, h100, PixelFormat::kRgba32F),
             outputs(64, 1920, 1080, MatrixCaps(), PixelFormat::kRgba32F));
-  EXPECT_EQ(outputs(56, 1920, 1300, h100)[0], "along 480 output");
-  EXPECT_EQ(outputs(56, 1920, 1300, MatrixCaps())[0], "along 384 output");
-  EXPECT_EQ(outputs(56, 1920, 1260, h100)[0], "along 384 output");
+  EXPECT_EQ(outputs(56, 1920, 1300, h100)[0], outputs(56, 1920, 1300, MatrixCaps())[0]);
 }
 
 // The benchmarks' way to time shapes against each other: a shape given as
@@ -376,6 +382,9 @@ TEST(FastMatrixPlan, StreamShapeOverrideForBenchmarks) {
   EXPECT_EQ(passes::ParseFastStreamShape("20:4:4:2")->tiles_per_step, 4u);
   EXPECT_EQ(shape->column_chains, 1u);
   EXPECT_EQ(passes::ParseFastStreamShape("20:4:2:2:2")->column_chains, 2u);
+  EXPECT_EQ(shape->register_ring, 0u);
+  EXPECT_EQ(passes::ParseFastStreamShape("20:4:2:2:1:1")->register_ring, 1u);
+  EXPECT_EQ(passes::ParseFastStreamShape("20:4:2:2:2:0")->register_ring, 0u);
   for (const auto& [text, names] : std::vector<std::pair<std::string, std::string>>{
            {"20:4:2", "max_tiles:ahead:tiles_per_step:warps"},
            {"0:4:2:1", "max_tiles"},
@@ -385,7 +394,8 @@ TEST(FastMatrixPlan, StreamShapeOverrideForBenchmarks) {
            {"20:2:4:1", "multiple"},
            {"20:4:2:65", "warps"},
            {"20:4:2:1:3", "column_chains must be 1 or 2"},
-           {"20:4:2:1:2:1", "max_tiles:ahead:tiles_per_step:warps[:column_chains]"}}) {
+           {"20:4:2:1:2:2", "register_ring must be 0 or 1"},
+           {"20:4:2:1:2:1:1", "max_tiles:ahead:tiles_per_step:warps[:column_chains"}}) {
     const auto bad = passes::ParseFastStreamShape(text);
     EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << text;
     EXPECT_THAT(bad.status().message(), testing::HasSubstr(names)) << text;
@@ -745,6 +755,46 @@ TEST(FastMatrixPlan, TemporaryInTilesWhereBothPassesStreamUpToRadius24) {
               testing::Not(testing::HasSubstr("streamed")));
 }
 
+// The blocks wait in registers (specialization constant 9 of the streamed
+// kernel) where the table's shape says so, RGBA16F only; shared memory then
+// holds N staging blocks and N scratch blocks a subgroup instead of a ring
+// of J + N − 1. A plan that set the constant without shrinking the bytes
+// would misjudge the one-wave rule; one that kept it for RGBA32F would run
+// a build that ignores it.
+TEST(FastMatrixPlan, BlocksInRegistersWhereTheTableSays) {
+  int rings = 0;
+  for (int radius : {8, 16, 24, 32, 40, 48, 56, 64, 80}) {
+    const Planned p = PlanFast(Config(radius, PixelFormat::kRgba16F, MatrixCaps()));
+    ASSERT_EQ(p.prepared.steps.size(), 2u);
+    for (bool columns : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "r = " << radius << (columns ? " columns" : " rows"));
+      const passes::StepKernel& k = p.prepared.steps[columns ? 1 : 0];
+      const passes::FastStreamShape shape =
+          passes::FastStreamShapeFor(radius, false, false, columns);
+      EXPECT_EQ(k.spec.values.at(9), shape.register_ring);
+      const uint64_t slots = shape.register_ring == 1
+                                 ? shape.tiles_per_step
+                                 : 1 + (2 * radius + 15) / 16 + shape.tiles_per_step - 1;
+      EXPECT_THAT(k.details,
+                  testing::HasSubstr(absl::StrCat(
+                      shape.warps * (slots + shape.tiles_per_step) * 768, " bytes")));
+      EXPECT_EQ(k.details.find("blocks in registers") != std::string::npos,
+                shape.register_ring == 1);
+      rings += shape.register_ring;
+    }
+  }
+  EXPECT_GE(rings, 4);  // rows and columns at r = 32 among them
+  EXPECT_EQ(passes::FastStreamShapeFor(32, false, false, false).register_ring, 1u);
+  EXPECT_EQ(passes::FastStreamShapeFor(32, false, false, true).register_ring, 1u);
+  EXPECT_EQ(passes::FastStreamShapeFor(64, false, false, false).register_ring, 0u);
+  BlurConfig allowed = Config(32, PixelFormat::kRgba32F, MatrixCaps());
+  allowed.min_psnr_db = 50;
+  for (const passes::StepKernel& k : PlanFast(allowed).prepared.steps) {
+    EXPECT_EQ(k.spec.values.at(9), 0u) << k.details;
+    EXPECT_THAT(k.details, testing::Not(testing::HasSubstr("blocks in registers")));
+  }
+}
+
 // Every kernel of every path takes the border mode as a specialization
 // constant (each unrolled load then carries only its own mode's mapping;
 // the shaders ignore any border in their push constants): id 6 in the
@@ -780,9 +830,9 @@ TEST(FastPlan, EveryKernelTakesTheBorderModeAsASpecializationConstant) {
         found = found || k.details.find(c.path) != std::string::npos;
         const bool panel = k.details.find("panel") != std::string::npos;
         const bool streamed = k.details.find("streamed") != std::string::npos;
-        // The streamed kernel's accumulator chains and the temporary's
-        // layout come after the border.
-        ASSERT_EQ(k.spec.values.size(), panel ? 6u : streamed ? 9u : 7u) << k.details;
+        // The streamed kernel's accumulator chains, the temporary's layout
+        // and the blocks in registers come after the border.
+        ASSERT_EQ(k.spec.values.size(), panel ? 6u : streamed ? 10u : 7u) << k.details;
         EXPECT_EQ(k.spec.values[panel ? 5 : 6], border) << k.details;
       }
       EXPECT_TRUE(found) << "no step on the path named";
