@@ -349,7 +349,7 @@ FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
   // and beyond, where a workgroup's two rings leave fewer workgroups a
   // multiprocessor (5 at J = 9, 18 KB each), not. The blocks in registers
   // (the last field; a later call that day, with the temporary tiled up to
-  // J = 4, docs/blur/h100-tiled-temp-2026-11-27.txt): each block loaded
+  // J = 4, docs/blur/h100-register-ring-2026-11-27.txt): each block loaded
   // from shared memory once instead of once a step, for 4 registers a block
   // and the register moves of each step; won by 0.5-1.6 µs where marked
   // (µs with it, then without; the row shape at r = 40 and the column
