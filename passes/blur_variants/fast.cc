@@ -513,6 +513,7 @@ constexpr uint32_t kTempLines = 0;
 constexpr uint32_t kTempTiled = 1;
 constexpr uint32_t kTempTiledWideStores = 2;
 constexpr uint32_t kTiledTempMaxBlocks = 4;
+constexpr size_t kStreamSpecTemp = 8;  // the streamed kernel's spec value for the temporary
 
 // Where both passes stream in RGBA16F with J <= kTiledTempMaxBlocks, the
 // temporary in tiles (kTempTiled), padded to whole tiles: 4 pixels across,
@@ -527,13 +528,11 @@ void TileTheTemporary(const BlurConfig& config, graph::PassPlan& plan, BlurPrepa
   if (!IsStreamShader(rows.shader) || !IsStreamShader(columns.shader)) return;
   plan.temp_extents = {{DivideRoundingUp(config.extent.width, 4) * 4,
                         DivideRoundingUp(config.extent.height, 16) * 16}};
-  rows.spec.values[8] =
-      rows.shader == kShaderMatrixStream ? kTempTiledWideStores : kTempTiled;
-  columns.spec.values[8] = kTempTiled;
-  rows.details += rows.spec.values[8] == kTempTiledWideStores
-                      ? "; stores the temporary in tiles of 4 x 16 px, 4 lines x 8 px an "
-                        "instruction"
-                      : "; stores the temporary in tiles of 4 x 16 px";
+  const bool wide_stores = rows.shader == kShaderMatrixStream;  // one tile per step
+  rows.spec.values[kStreamSpecTemp] = wide_stores ? kTempTiledWideStores : kTempTiled;
+  columns.spec.values[kStreamSpecTemp] = kTempTiled;
+  rows.details += "; stores the temporary in tiles of 4 x 16 px";
+  if (wide_stores) rows.details += ", 4 lines x 8 px an instruction";
   columns.details += "; loads the temporary in tiles of 4 x 16 px";
 }
 
