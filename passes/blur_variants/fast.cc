@@ -8,8 +8,8 @@
 // products) and the RGBA16F working format, both axes run as products with
 // banded Toeplitz matrices instead: up to r = 112 each subgroup streams
 // along its lines with fp16 weight blocks in registers, in a shape (segment
-// length, tiles per step, queue depth, subgroups per workgroup, and for
-// column passes accumulator chains per tile) measured per radius band and
+// length, tiles per step, queue depth, subgroups per workgroup, blocks held
+// in registers, accumulator chains per tile) measured per radius band and
 // per axis (shaders/gaussian_blur_fast_stream.comp), beyond a
 // workgroup stages a panel with the weights split in two fp16 terms
 // (shaders/gaussian_blur_fast_tensor.comp). In RGBA32F the same streamed
@@ -356,16 +356,23 @@ FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
   // shape at r = 24 through the benchmark's override), lost elsewhere (rows
   // at J = 3 14.8 -> 19.2 and J = 4 16.9 -> 17.4, columns at J = 7-8
   // +1.0-1.3, both axes from J = 9: r = 64 21.2 + 22.0 -> 23.3 + 23.3,
-  // r = 112 +10 and +4).
+  // r = 112 +10 and +4). Those losses were with one subgroup a workgroup.
+  // The blocks in registers together with two subgroups and, from J = 6,
+  // four tiles per step (a later scan, 2026-11-27, fifth session,
+  // docs/blur/h100-register-ring-w2-2026-11-27.txt) won on both axes from
+  // J = 6 to 11 by 0.5-3.8 µs a pass, though four tiles hold 124-166
+  // registers: the µs in brackets are the shape before (two chains where
+  // marked). One tile per step, shorter segments or two chains lost with
+  // them, and so did J >= 12 (r = 96: 31.7 + 36.6 against 25.6 + 28.4).
   if (columns) {
     if (blocks <= 3) return {12, 4, 2, 1, 0, 1, 1};  // r = 8 13.6 (14.8), 16 14.1 (14.8)
     if (blocks == 4) return {16, 2, 2, 1, 0, 1, 1};  // r = 24: 14.6 (15.4)
-    if (blocks == 5) return {24, 2, 2, 2, 0, 1, 1};  // r = 32: 17.7 (18.4; 20:2:2 19.5)
-    if (blocks == 6) return {24, 2, 2, 2, 0, 2};    // r = 40: 19.2 (24:2:2 21.5)
-    if (blocks == 7) return {24, 2, 2, 2};          // r = 48: 20.0 (24:2:2 21.3)
-    if (blocks == 8) return {24, 2, 2, 1};          // r = 56: 22.8 (24:2:2:2 22.5)
-    if (blocks == 9) return {24, 2, 2, 1, 0, 2};    // r = 64: 21.8 (one chain 23.0)
-    if (blocks <= 11) return {34, 2, 2, 1};         // r = 80: 24.1 (20:2:2 25.9)
+    if (blocks == 5) return {24, 2, 2, 2, 0, 1, 1};  // r = 32: 17.2-17.7 (18.4; 20:2:2 19.5)
+    if (blocks == 6) return {24, 4, 4, 2, 0, 1, 1};  // r = 40: 17.7 (19.2-19.5, two chains)
+    if (blocks == 7) return {32, 4, 4, 2, 0, 1, 1};  // r = 48: 19.2 (19.7-20.0)
+    if (blocks == 8) return {24, 4, 4, 2, 0, 1, 1};  // r = 56: 20.0 (22.5-22.8)
+    if (blocks == 9) return {24, 4, 4, 2, 0, 1, 1};  // r = 64: 20.7 (22.0, two chains)
+    if (blocks <= 11) return {20, 2, 2, 2, 0, 1, 1}; // r = 80: 22.0 (23.8-24.1)
     if (blocks <= 13) return {34, 2, 2, 1, 48};     // r = 96: 28.2 (18:2:2 30.7)
     return {16, 2, 2, 1, 48};                       // r = 112: 34.3 (20:2:2 36.9)
   }
@@ -374,10 +381,10 @@ FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
   if (blocks == 4) return {16, 4, 1, 1};            // r = 24: 16.1 (16:2:2 17.9)
   if (blocks <= 6) return {20, 2, 2, 2, 0, 1, 1};   // r = 32 14.6 (15.9; 20:2:2 17.9),
                                                     // 40 15.4 (16.9)
-  if (blocks <= 8) return {24, 2, 2, 2, 0, 1, 1};   // r = 48 16.1 (17.2; 16:4:4 17.9),
-                                                    // 56 16.6 (18.4; 24:2:2 21.5)
-  if (blocks == 9) return {24, 2, 2, 1};            // r = 64: 21.0
-  if (blocks <= 11) return {16, 2, 2, 1};           // r = 80: 22.5 (20:2:2 24.8)
+  if (blocks == 7) return {24, 4, 4, 2, 0, 1, 1};   // r = 48: 15.4 (16.1; 16:4:4 17.9)
+  if (blocks == 8) return {24, 2, 2, 2, 0, 1, 1};   // r = 56: 16.6-16.9 (18.4; 24:4:4:2 16.6)
+  if (blocks == 9) return {24, 4, 4, 2, 0, 1, 1};   // r = 64: 17.2-17.7 (21.0)
+  if (blocks <= 11) return {24, 4, 4, 2, 0, 1, 1};  // r = 80: 19.5 (22.8; 16:2:2 22.5)
   if (blocks <= 13) return {18, 2, 2, 1, 48};       // r = 96: 25.6
   return {40, 2, 2, 1, 48};                         // r = 112: 25.9 (20:2:2 27.4)
 }
@@ -390,12 +397,19 @@ FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
 // the best, r = 80 165 against 163, r = 96 205 against 203).
 // J = 6 keeps the one-subgroup shapes 1080p took before two subgroups a
 // workgroup won there (those were not measured on large images; at 4K
-// r = 64 two gained nothing on rows and lost 12 µs on columns).
+// r = 64 two gained nothing on rows and lost 12 µs on columns, with the
+// blocks in shared memory). With the blocks in registers two subgroups won
+// at 4K too (docs/blur/h100-register-ring-w2-2026-11-27.txt): r = 64 with
+// 32:4:4 63.0 + 80.1 against 72.4 + 86.0; r = 80 with StreamShape's shapes
+// 69.9 + 79.6 against the old one-subgroup shapes' 78.8 + 87.0. At J = 7-8
+// 4K answered both ways in a noisy call (r = 48 32:4:4:2 69.6 + 96.3 against
+// 78.1 + 102.9, r = 56 76.3 + 100.9 against 78.6 + 90.9): one subgroup stays.
 std::optional<FastStreamShape> LargeImageStreamShape(uint32_t blocks, bool rgba32f, bool columns) {
   if (rgba32f) return std::nullopt;
   if (blocks == 5) return FastStreamShape{12, 2, 2, 1};
   if (blocks == 6) return columns ? FastStreamShape{24, 2, 2, 1} : FastStreamShape{20, 2, 2, 1};
-  if (blocks >= 7 && blocks <= 9) return FastStreamShape{32, 4, 4, 1};
+  if (blocks >= 7 && blocks <= 8) return FastStreamShape{32, 4, 4, 1};
+  if (blocks == 9) return FastStreamShape{32, 4, 4, 2, 0, 1, 1};
   return std::nullopt;
 }
 // Each subgroup walks its segment alone, so the kernel needs many of them to

@@ -301,12 +301,12 @@ TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
 // axis and both (r = 7 both: streamed, not the one-dispatch kernel); the
 // radii span the measured shapes of rows and columns
 // (passes::FastStreamShapeFor): one tile per step (rows at r = 5, 7, 17),
-// two (the others; four only on large images and in RGBA32F, which
-// FastMatrixStreamShapesMatchReference runs), two accumulator chains
-// (columns at r = 40 and 64), two subgroups a workgroup (r = 32-48; the
+// two (rows at r = 32, 40 and 100, columns at r = 5-32, 80 and 100), four
+// (rows at r = 48-80, columns at r = 40-64), two subgroups a workgroup (r = 32-80; the
 // last workgroup of 601 lines has a subgroup with no line at all), blocks
-// in registers (rows at r = 32 and 48, columns at r = 5, 7 and 32), 4
-// blocks loaded ahead (r = 5, 7, 17 rows) and 2, so both queue depths run.
+// in registers (rows at r = 32-80, columns up to r = 80), 4 blocks loaded
+// ahead and 2, so both queue depths run. Two accumulator chains, which the
+// RGBA16F table no longer takes, run in FastMatrixStreamShapesMatchReference.
 // Without matrix units (lavapipe) nothing streams: the same shapes, 21
 // lines instead of 601, run the line paths, and the test says so.
 TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
@@ -361,11 +361,11 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
   }
   std::printf("worst error over these images %.2e (tolerance %.1e)\n", worst, 1.5e-3);
   if (matrix) {
-    // Every kernel build the table takes at these sizes (one and two tiles
-    // per step, two accumulator chains, one and two subgroups a workgroup,
-    // blocks in registers), both queue depths ran (four tiles per step and
-    // four subgroups: FastMatrixStreamShapesMatchReference).
-    for (const char* part : {"one", "two", " 2 loaded", " 4 loaded", " chains", "; 4 lines",
+    // Every kernel build the table takes at these sizes (one, two and four
+    // tiles per step, one and two subgroups a workgroup, blocks in
+    // registers), both queue depths ran (two accumulator chains and four
+    // subgroups: FastMatrixStreamShapesMatchReference).
+    for (const char* part : {"one", "two", "fou", " 2 loaded", " 4 loaded", "; 4 lines",
                              "; 8 lines", " registers"}) {
       EXPECT_TRUE(std::any_of(kernels.begin(), kernels.end(), [&](const std::string& k) {
         return k.find(part) != std::string::npos;
@@ -417,7 +417,9 @@ TEST_F(BlurVariantsTest, FastTiledTemporaryMatchesReference) {
 // step (segments of 11 tiles below r = 65: the last step computes one tile
 // it does not store; 12 from there, where 768 subgroups suffice), deeper
 // queues, 2 and 4 subgroups per workgroup, blocks in registers with one and
-// four tiles per step (which the RGBA32F build ignores), every border.
+// four tiles per step (which the RGBA32F build ignores), two accumulator
+// chains in the column passes (r = 64 with one subgroup, r = 40 with two),
+// every border.
 // Without matrix units (lavapipe) the override must change nothing: the
 // same cases, 21 lines instead of 601, run the line paths, and the test
 // says so.
@@ -434,7 +436,8 @@ TEST_F(BlurVariantsTest, FastMatrixStreamShapesMatchReference) {
   } restore;
   const std::pair<int, const char*> cases[] = {
       {5, "12:4:4:1"},  {17, "16:8:4:1"}, {64, "24:4:4:1"},       {100, "20:4:4:2"},
-      {48, "24:2:2:4"}, {33, "24:4:1:1"}, {64, "24:4:4:1:1:1"}, {17, "16:4:1:2:1:1"}};
+      {48, "24:2:2:4"}, {33, "24:4:1:1"}, {64, "24:4:4:1:1:1"}, {17, "16:4:1:2:1:1"},
+      {64, "24:2:2:1:2"}, {40, "24:2:2:2:2"}};
   uint32_t seed = 950;
   double worst = 0, worst32 = 0;
   for (const auto& [radius, text] : cases) {

@@ -59,39 +59,38 @@ using Planned = plan_test::PlannedVariant;
 Planned PlanFast(const BlurConfig& config) { return plan_test::PlanVariant("fast", config); }
 
 TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
-  // r = 64: the streamed kernel in its measured shape (one subgroup of 32
-  // per workgroup, 4 lines along a segment of at most 24 tiles of 16
-  // outputs, as even as the line allows, two tiles per step, 2 blocks
-  // loaded ahead; the column pass with two accumulator chains per tile).
+  // r = 64: the streamed kernel in its measured shape (two subgroups of 32
+  // per workgroup, each 4 lines along a segment of at most 24 tiles of 16
+  // outputs, as even as the line allows, four tiles per step, 4 blocks
+  // loaded ahead, the blocks in registers; one accumulator chain per tile
+  // on both axes).
   const Planned p = PlanFast(Config(64, PixelFormat::kRgba16F, MatrixCaps()));
   ASSERT_EQ(p.prepared.steps.size(), 2u);
   for (const passes::StepKernel& k : p.prepared.steps) {
     EXPECT_THAT(k.details, testing::HasSubstr("matrix units, streamed"));
     ASSERT_EQ(k.spec.values.size(), 10u);
     EXPECT_EQ(k.spec.values[8], 0u);  // from J = 5 the temporary stays in lines
-    EXPECT_EQ(k.spec.values[9], 0u);  // at J = 9 the blocks stay in shared memory
-    EXPECT_EQ(k.spec.values[0], 32u);
+    EXPECT_EQ(k.spec.values[9], 1u);  // the blocks in registers
+    EXPECT_EQ(k.spec.values[0], 64u);
     EXPECT_EQ(k.spec.values[1], 64u);
-    EXPECT_EQ(k.spec.values[3], 1u);
-    EXPECT_EQ(k.spec.values[4], 2u);
-    EXPECT_THAT(k.details, testing::HasSubstr("two tiles per step"));
+    EXPECT_EQ(k.spec.values[3], 2u);
+    EXPECT_EQ(k.spec.values[4], 4u);
+    EXPECT_EQ(k.spec.values[7], 1u);  // one accumulator chain per tile
+    EXPECT_THAT(k.details, testing::HasSubstr("four tiles per step"));
+    EXPECT_THAT(k.details, testing::Not(testing::HasSubstr("accumulator chains")));
   }
   const passes::StepKernel& h = p.prepared.steps[0];
   const passes::StepKernel& v = p.prepared.steps[1];
   EXPECT_EQ(h.spec.values[2], 0u);  // rows: pixels adjacent
   EXPECT_EQ(v.spec.values[2], 1u);  // columns: lines adjacent
-  EXPECT_EQ(h.spec.values[7], 1u);  // rows: one accumulator chain per tile
-  EXPECT_EQ(v.spec.values[7], 2u);  // columns: two
-  EXPECT_THAT(h.details, testing::Not(testing::HasSubstr("accumulator chains")));
-  EXPECT_THAT(v.details, testing::HasSubstr("bytes; two accumulator chains per tile"));
   EXPECT_EQ(h.segment, 24u);        // 120 tiles in 5 segments
   EXPECT_EQ(h.groups_x, 5u);
-  EXPECT_EQ(h.groups_y, 270u);      // 1080 / 4
+  EXPECT_EQ(h.groups_y, 135u);      // 1080 / 8
   EXPECT_EQ(v.segment, 23u);        // 68 tiles in 3 segments
   // Columns number their line groups first (x), segments second.
   EXPECT_EQ(h.spec.values[5], 0u);
   EXPECT_EQ(v.spec.values[5], 1u);
-  EXPECT_EQ(v.groups_x, 480u);      // 1920 / 4
+  EXPECT_EQ(v.groups_x, 240u);      // 1920 / 8
   EXPECT_EQ(v.groups_y, 3u);
   // 4K: 24 tiles would give 5,400 and 5,760 subgroups; the large-image
   // shape instead, four tiles per step in segments of at most 32.
@@ -170,17 +169,19 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
       EXPECT_EQ(large.max_tiles != shape.max_tiles || large.ahead != shape.ahead ||
                     large.tiles_per_step != shape.tiles_per_step || large.warps != shape.warps,
                 blocks >= 5 && blocks <= 9);
-      // Two subgroups a workgroup at J = 5-8 (rows) and 5-7 (columns) only,
-      // where they measured faster at 1080p; never on large images.
-      EXPECT_EQ(shape.warps, blocks >= 5 && blocks <= (columns ? 7u : 8u) ? 2u : 1u);
-      EXPECT_EQ(large.warps, 1u);
+      // Two subgroups a workgroup at J = 5-11 only, where they measured
+      // faster at 1080p (from J = 9 with the blocks in registers); on large
+      // images from J = 9 (measured at 4K, r = 64 and 80).
+      EXPECT_EQ(shape.warps, blocks >= 5 && blocks <= 11 ? 2u : 1u);
+      EXPECT_EQ(large.warps, blocks >= 9 && blocks <= 11 ? 2u : 1u);
+      // The blocks in registers: columns up to J = 11, rows from J = 5 to 11.
+      EXPECT_EQ(shape.register_ring, blocks <= 11 && (columns || blocks >= 5) ? 1u : 0u);
       EXPECT_EQ(large.ahead % large.tiles_per_step, 0u);
       EXPECT_LE(large.warps * (blocks + 2 * large.tiles_per_step - 1) * 768, 48u << 10);
-      // Two accumulator chains in the column pass only where they measured
-      // faster: J = 9 (r = 57-64) and J = 6 (r = 33-40, two subgroups a
-      // workgroup) at 1080p, two tiles per step; one elsewhere, and in the
-      // large-image shapes.
-      EXPECT_EQ(shape.column_chains, columns && (blocks == 9 || blocks == 6) ? 2u : 1u);
+      // One accumulator chain per tile in RGBA16F: two had won in column
+      // passes at J = 6 and 9 with the blocks in shared memory, and lost
+      // to four tiles per step with the blocks in registers.
+      EXPECT_EQ(shape.column_chains, 1u);
       EXPECT_EQ(large.column_chains, 1u);
       // RGBA32F: two in its column pass at J <= 3 only (r = 16: 34.1 against
       // 34.8 µs for the best shape with one).
@@ -195,7 +196,7 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
     const bool differ = rows.max_tiles != cols.max_tiles || rows.ahead != cols.ahead ||
                         rows.tiles_per_step != cols.tiles_per_step || rows.warps != cols.warps ||
                         rows.column_chains != cols.column_chains;
-    EXPECT_EQ(differ, blocks <= 2 || (blocks >= 4 && blocks <= 6) || blocks >= 8)
+    EXPECT_EQ(differ, blocks <= 2 || (blocks >= 4 && blocks <= 8) || blocks >= 10)
         << "r=" << radius;
   }
   for (int radius : {0, 1, 16, 17, 40, 48, 64, 80, 96, 97, 100, 112}) {
@@ -294,7 +295,7 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
   BlurConfig columns = Config(64, PixelFormat::kRgba16F, MatrixCaps());
   columns.axes = "vertical";
   EXPECT_THAT(PlanFast(columns).prepared.steps[0].details, testing::HasSubstr("streamed"));
-  columns.caps.max_workgroup_count[0] = 479;  // 1920 columns: 480 groups of 4
+  columns.caps.max_workgroup_count[0] = 239;  // 1920 columns: 240 groups of 8
   EXPECT_THAT(PlanFast(columns).prepared.steps[0].details,
               testing::Not(testing::HasSubstr("streamed")));
   c.extent = {512, 512};  // 32 tiles, 128 groups: at most 4 segments
@@ -318,19 +319,16 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
 }
 
 // Where a pass's subgroups would overflow what the multiprocessors run at
-// once (fast.cc's StreamOneWave: 132 x 11 = 1,452 subgroups of 9,216 B at
-// r = 64 on an H100, 132 x 16 = 2,112 of 6,144 B at r = 32) by less than a
-// segment's worth, the pass takes one segment fewer: 1920x1200 at r = 64,
-// rows 300 x 5 = 1,500 -> 4 segments of 30 tiles, columns 480 x 4 = 1,920
-// -> 3 of 25; two subgroups a workgroup count as two: r = 40 columns
-// (13,824 B a workgroup, 7 of them, 14 subgroups a multiprocessor: 1,848)
-// at 2480x1080, 620 x 3 = 1,860 -> 2 segments of 34 tiles; not at
-// 2460x1080 (1,845). Not where the pass already fits (1920x1080 RGBA16F),
-// where the device does not say how many multiprocessors it has, or where
-// so little shared memory is used that registers decide (r = 16; rows at
-// r = 32-56, whose blocks wait in registers: 2,124 subgroups at r = 32 and
-// 1920x1416, 1,625 at r = 56 and 1920x1300, which their shared memory of
-// old cut by a segment).
+// once (fast.cc's StreamOneWave: 132 x 8 = 1,056 subgroups of 12,288 B at
+// r = 96 on an H100) by less than a segment's worth, the pass takes one
+// segment fewer: 1920x640 at r = 96, rows 160 x 7 = 1,120 -> 6 segments of
+// 20 tiles; not at 1920x600 (1,050 fit). Not where the pass already fits
+// (1920x1080 RGBA16F), where the device does not say how many
+// multiprocessors it has, or where so little shared memory is used that
+// registers decide (r = 16; r = 32-64, whose blocks wait in registers:
+// 2,124 subgroups at r = 32 and 1920x1416, 1,500 at r = 64 and 1920x1200,
+// 1,625 at r = 56 and 1920x1300, which their shared memory of old cut by a
+// segment).
 TEST(FastMatrixPlan, OneSegmentFewerWhereThatMakesOneWave) {
   gpu::DeviceCaps h100 = MatrixCaps();
   h100.multiprocessors = 132;
@@ -348,14 +346,13 @@ TEST(FastMatrixPlan, OneSegmentFewerWhereThatMakesOneWave) {
     return along;
   };
   using V = std::vector<std::string>;
-  EXPECT_EQ(outputs(64, 1920, 1200, h100), (V{"along 480 output", "along 400 output"}));
-  EXPECT_EQ(outputs(64, 1920, 1200, MatrixCaps()), (V{"along 384 output", "along 304 output"}));
+  EXPECT_EQ(outputs(96, 1920, 640, h100)[0], "along 320 output");
+  EXPECT_EQ(outputs(96, 1920, 640, MatrixCaps())[0], "along 288 output");
+  EXPECT_EQ(outputs(96, 1920, 600, h100), outputs(96, 1920, 600, MatrixCaps()));
+  EXPECT_EQ(outputs(64, 1920, 1200, h100), outputs(64, 1920, 1200, MatrixCaps()));
   EXPECT_EQ(outputs(64, 1920, 1080, h100), (V{"along 384 output", "along 368 output"}));
   EXPECT_EQ(outputs(64, 1920, 1080, h100), outputs(64, 1920, 1080, MatrixCaps()));
-  EXPECT_EQ(outputs(40, 1920, 1236, h100)[0], outputs(40, 1920, 1236, MatrixCaps())[0]);
-  EXPECT_EQ(outputs(40, 2480, 1080, h100)[1], "along 544 output");
-  EXPECT_EQ(outputs(40, 2480, 1080, MatrixCaps())[1], "along 368 output");
-  EXPECT_EQ(outputs(40, 2460, 1080, h100)[1], "along 368 output");
+  EXPECT_EQ(outputs(40, 2480, 1080, h100), outputs(40, 2480, 1080, MatrixCaps()));
   EXPECT_EQ(outputs(32, 1920, 1416, h100), outputs(32, 1920, 1416, MatrixCaps()));
   EXPECT_EQ(outputs(16, 1920, 1200, h100), outputs(16, 1920, 1200, MatrixCaps()));
   // RGBA32F where allowed, 1080p r = 64: its per-axis shapes (16 tiles,
@@ -422,7 +419,7 @@ TEST(FastMatrixPlan, StreamShapeOverrideForBenchmarks) {
   passes::SetFastStreamShapeOverride(std::nullopt);
   k = PlanFast(c).prepared.steps.at(0);
   EXPECT_THAT(k.details, testing::HasSubstr("along 384 outputs"));  // the table's 24 tiles
-  EXPECT_THAT(k.details, testing::HasSubstr("4 lines per workgroup"));
+  EXPECT_THAT(k.details, testing::HasSubstr("8 lines per workgroup"));
 }
 
 TEST(FastMatrixPlan, ToeplitzBlocksHoldEveryWeightSplitInTwoHalves) {
@@ -763,7 +760,7 @@ TEST(FastMatrixPlan, TemporaryInTilesWhereBothPassesStreamUpToRadius24) {
 // a build that ignores it.
 TEST(FastMatrixPlan, BlocksInRegistersWhereTheTableSays) {
   int rings = 0;
-  for (int radius : {8, 16, 24, 32, 40, 48, 56, 64, 80}) {
+  for (int radius : {8, 16, 24, 32, 40, 48, 56, 64, 80, 96}) {
     const Planned p = PlanFast(Config(radius, PixelFormat::kRgba16F, MatrixCaps()));
     ASSERT_EQ(p.prepared.steps.size(), 2u);
     for (bool columns : {false, true}) {
@@ -786,7 +783,9 @@ TEST(FastMatrixPlan, BlocksInRegistersWhereTheTableSays) {
   EXPECT_GE(rings, 4);  // rows and columns at r = 32 among them
   EXPECT_EQ(passes::FastStreamShapeFor(32, false, false, false).register_ring, 1u);
   EXPECT_EQ(passes::FastStreamShapeFor(32, false, false, true).register_ring, 1u);
-  EXPECT_EQ(passes::FastStreamShapeFor(64, false, false, false).register_ring, 0u);
+  EXPECT_EQ(passes::FastStreamShapeFor(64, false, false, false).register_ring, 1u);
+  EXPECT_EQ(passes::FastStreamShapeFor(96, false, false, false).register_ring, 0u);
+  EXPECT_EQ(passes::FastStreamShapeFor(96, false, false, true).register_ring, 0u);
   BlurConfig allowed = Config(32, PixelFormat::kRgba32F, MatrixCaps());
   allowed.min_psnr_db = 50;
   for (const passes::StepKernel& k : PlanFast(allowed).prepared.steps) {
