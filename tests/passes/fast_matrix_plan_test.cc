@@ -325,10 +325,12 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
 // 20 tiles; not at 1920x600 (1,050 fit). Not where the pass already fits
 // (1920x1080 RGBA16F), where the device does not say how many
 // multiprocessors it has, or where so little shared memory is used that
-// registers decide (r = 16; r = 32-64, whose blocks wait in registers:
-// 2,124 subgroups at r = 32 and 1920x1416, 1,500 at r = 64 and 1920x1200,
+// registers decide (r = 16; rows at r = 32 and 56, whose blocks wait in
+// registers two tiles a step: 2,124 subgroups at r = 32 and 1920x1416,
 // 1,625 at r = 56 and 1920x1300, which their shared memory of old cut by a
-// segment).
+// segment). The four-tile shapes with the blocks in registers (r = 40-88)
+// count 16 a multiprocessor by their shared memory (2,112), which 1,500 at
+// r = 64 and 1920x1200 and 1,860 at r = 40 and 2480x1080 fit.
 TEST(FastMatrixPlan, OneSegmentFewerWhereThatMakesOneWave) {
   gpu::DeviceCaps h100 = MatrixCaps();
   h100.multiprocessors = 132;
