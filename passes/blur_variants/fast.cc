@@ -370,8 +370,8 @@ FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
     if (blocks == 5) return {24, 2, 2, 2, 0, 1, 1};  // r = 32: 17.2-17.7 (18.4; 20:2:2 19.5)
     if (blocks == 6) return {24, 4, 4, 2, 0, 1, 1};  // r = 40: 17.7 (19.2-19.5, two chains)
     if (blocks == 7) return {32, 4, 4, 2, 0, 1, 1};  // r = 48: 19.2 (19.7-20.0)
-    if (blocks == 8) return {24, 4, 4, 2, 0, 1, 1};  // r = 56: 20.0 (22.5-22.8)
-    if (blocks == 9) return {24, 4, 4, 2, 0, 1, 1};  // r = 64: 20.7 (22.0, two chains)
+    if (blocks <= 9) return {24, 4, 4, 2, 0, 1, 1};  // r = 56: 20.0 (22.5-22.8),
+                                                     // 64: 20.7 (22.0, two chains)
     if (blocks <= 11) return {20, 2, 2, 2, 0, 1, 1}; // r = 80: 22.0 (23.8-24.1)
     if (blocks <= 13) return {34, 2, 2, 1, 48};     // r = 96: 28.2 (18:2:2 30.7)
     return {16, 2, 2, 1, 48};                       // r = 112: 34.3 (20:2:2 36.9)
@@ -383,8 +383,8 @@ FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
                                                     // 40 15.4 (16.9)
   if (blocks == 7) return {24, 4, 4, 2, 0, 1, 1};   // r = 48: 15.4 (16.1; 16:4:4 17.9)
   if (blocks == 8) return {24, 2, 2, 2, 0, 1, 1};   // r = 56: 16.6-16.9 (18.4; 24:4:4:2 16.6)
-  if (blocks == 9) return {24, 4, 4, 2, 0, 1, 1};   // r = 64: 17.2-17.7 (21.0)
-  if (blocks <= 11) return {24, 4, 4, 2, 0, 1, 1};  // r = 80: 19.5 (22.8; 16:2:2 22.5)
+  if (blocks <= 11) return {24, 4, 4, 2, 0, 1, 1};  // r = 64: 17.2-17.7 (21.0),
+                                                    // 80: 19.5 (22.8; 16:2:2 22.5)
   if (blocks <= 13) return {18, 2, 2, 1, 48};       // r = 96: 25.6
   return {40, 2, 2, 1, 48};                         // r = 112: 25.9 (20:2:2 27.4)
 }
@@ -488,10 +488,6 @@ uint64_t StreamMinSubgroups(uint32_t blocks) {
       blocks >= kStreamWideHaloBlocks ? kStreamMinSubgroupsWideHalo : kStreamMinSubgroups);
 }
 
-// Shared memory of the streamed kernel: per subgroup a ring of J + N − 1
-// blocks of 16 rows of 6 uvec2 (N of them where the blocks wait in
-// registers) and N scratch blocks for N tiles per step, 16 rows of 6 uvec2
-// (RGBA16F) or 10 (RGBA32F).
 // Whether the kernel keeps the step's blocks in registers
 // (FastStreamShape::register_ring; the RGBA16F build only).
 bool RegisterRing(const FastStreamShape& shape, bool f32) {
@@ -503,6 +499,10 @@ uint64_t StreamRingBlocks(uint32_t radius, const FastStreamShape& shape) {
 uint64_t StreamSharedSlots(uint32_t radius, const FastStreamShape& shape, bool f32) {
   return RegisterRing(shape, f32) ? shape.tiles_per_step : StreamRingBlocks(radius, shape);
 }
+// Shared memory of the streamed kernel: per subgroup a ring of J + N − 1
+// blocks of 16 rows of 6 uvec2 (N of them where the blocks wait in
+// registers) and N scratch blocks for N tiles per step, 16 rows of 6 uvec2
+// (RGBA16F) or 10 (RGBA32F).
 uint64_t StreamSharedBytes(uint32_t radius, const FastStreamShape& shape, bool f32) {
   const uint64_t ring = StreamSharedSlots(radius, shape, f32);
   const uint64_t per_warp =
@@ -605,9 +605,9 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   // nothing from it (1080p within 1%, 4K r = 8 63.7 / 64.8).
   const uint32_t line_groups_first = lines_adjacent ? 1 : 0;
   const uint32_t chains = lines_adjacent ? shape.column_chains : 1;
+  const bool in_registers = RegisterRing(shape, f32);
   k.spec.values = {shape.warps * 32, radius, lines_adjacent ? 1u : 0u, shape.warps, shape.ahead,
-                   line_groups_first, config.border, chains, kTempLines,
-                   RegisterRing(shape, f32) ? 1u : 0u};
+                   line_groups_first, config.border, chains, kTempLines, in_registers ? 1u : 0u};
   k.segment = tiles;  // in 16-output tiles
   k.groups_x = DivideRoundingUp(layout.n, 16 * tiles);
   k.groups_y = DivideRoundingUp(layout.lines, 4 * shape.warps);
@@ -626,7 +626,7 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
       " loaded ahead; ", 4 * shape.warps, " lines per workgroup, ",
       StreamSharedBytes(radius, shape, f32), " bytes",
       chains == 2 ? "; two accumulator chains per tile" : "",
-      RegisterRing(shape, f32) ? "; blocks in registers" : "");
+      in_registers ? "; blocks in registers" : "");
   return k;
 }
 
