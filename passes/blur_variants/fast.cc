@@ -203,6 +203,18 @@ std::optional<StepKernel> PlanBothAxes(const BlurConfig& config, uint32_t pixel_
   return std::nullopt;
 }
 
+// Bytes of the line paths' weights in shared memory (gaussian_blur_fast.comp's
+// weight_pad): W(k) for |k| <= R + 2·kFastOutputs, three elements ahead of
+// the first so that each block's weights start a vec4, in whole vec4s. H100,
+// 1080p RGBA32F, µs H + V, read four at a time against one at a time (the
+// same call, 2026-11-27, sixth session): r = 16 46.8 + 39.2 against
+// 46.8 + 40.4, r = 64 83.5 + 82.7 against 84.0 + 83.7, r = 112 131.1 +
+// 126.5 against 131.3 + 131.3. 16 outputs per invocation (130-195
+// registers) lost: r = 64 82.9 + 104.7.
+uint64_t LineWeightBytes(uint64_t radius) {
+  return (2 * (radius + 2 * kFastOutputs) + 1 + 3 + 3) / 4 * 16;
+}
+
 // Shared pixels of a column tile: kColumnTileGroup / `columns` runs of
 // kFastOutputs rows, the halo rounded up to whole runs, one empty row after
 // every 8 (the shader's Padded()), rounded up to whole 8-pixel rows of the
@@ -403,13 +415,19 @@ FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
 // 32:4:4 63.0 + 80.1 against 72.4 + 86.0; r = 80 with StreamShape's shapes
 // 69.9 + 79.6 against the old one-subgroup shapes' 78.8 + 87.0. At J = 7-8
 // 4K answered both ways in a noisy call (r = 48 32:4:4:2 69.6 + 96.3 against
-// 78.1 + 102.9, r = 56 76.3 + 100.9 against 78.6 + 90.9): one subgroup stays.
+// 78.1 + 102.9, r = 56 76.3 + 100.9 against 78.6 + 90.9). Then (2026-11-27,
+// sixth session, docs/blur/h100-large-images-2026-11-27.txt) StreamShape's
+// two-subgroup shapes with the blocks in registers, whose four tiles a step
+// had not existed at J = 7-8 when the large shapes were measured, won at
+// J = 7-9 on 2048² (r = 48 71.2 against 79.9, r = 56 74.5 against 80.6,
+// r = 64 75.8 against 87.0) and 2560x1440 (r = 64 72.2 against 75.8), and
+// at 4K were as fast (r = 64 141.8 against 143.1) or faster (r = 48
+// 135.4 against 147 at the noisy large shape's 10th percentile): so from
+// J = 7 large images take StreamShape's shapes.
 std::optional<FastStreamShape> LargeImageStreamShape(uint32_t blocks, bool rgba32f, bool columns) {
   if (rgba32f) return std::nullopt;
   if (blocks == 5) return FastStreamShape{12, 2, 2, 1};
   if (blocks == 6) return columns ? FastStreamShape{24, 2, 2, 1} : FastStreamShape{20, 2, 2, 1};
-  if (blocks >= 7 && blocks <= 8) return FastStreamShape{32, 4, 4, 1};
-  if (blocks == 9) return FastStreamShape{32, 4, 4, 2, 0, 1, 1};
   return std::nullopt;
 }
 // Each subgroup walks its segment alone, so the kernel needs many of them to
@@ -456,18 +474,41 @@ constexpr uint32_t kStreamManySubgroups = 2800;
 // 2,112, 27.4 with 2,124. Where one segment fewer makes one wave (and
 // enough subgroups), the pass takes it: 1920x1168 at r = 64, rows 29.4 ->
 // 25.3 (5 -> 4 segments), columns 28.2 -> 23.0 (4 -> 3).
+// Whether the kernel keeps the step's blocks in registers
+// (FastStreamShape::register_ring; the RGBA16F build only).
+bool RegisterRing(const FastStreamShape& shape, bool f32) {
+  return !f32 && shape.register_ring == 1;
+}
+
+// The four-tile shapes with the blocks in registers hold more than 128
+// registers a lane, so there registers bind before shared memory: the
+// driver's pipeline statistics (H100, 2026-11-27) give 124 at J = 6,
+// 132-142 at J = 7-8 and 150-166 at J = 9-11, allocated in eights, so 16,
+// 14 and 12 subgroups a multiprocessor in workgroups of two. Counting
+// shared memory alone (16) cost 2560x1440 at r = 64 a segment of its
+// column pass into a second wave after all: 43.8 µs against 40.2 with 4
+// segments (docs/blur/h100-large-images-2026-11-27.txt).
 constexpr uint64_t kStreamSharedPerMultiprocessor = 100 << 10;
 constexpr uint64_t kStreamRegisterBoundPerMultiprocessor = 16;
+uint64_t StreamRegisterBound(const FastStreamShape& shape, uint32_t blocks, bool f32) {
+  if (!RegisterRing(shape, f32) || shape.tiles_per_step != 4) {
+    return kStreamRegisterBoundPerMultiprocessor;
+  }
+  return blocks <= 6 ? 16 : blocks <= 8 ? 14 : 12;
+}
 // Subgroups that `caps` runs at once in workgroups of `warps` subgroups and
-// `bytes` of shared memory, or 0 where that is not known: no
-// multiprocessor count, or so little shared memory that registers decide
-// (which the plan does not know).
-uint64_t StreamOneWave(const gpu::DeviceCaps& caps, uint64_t bytes, uint32_t warps) {
-  const uint64_t per_multiprocessor = kStreamSharedPerMultiprocessor / bytes * warps;
-  if (caps.multiprocessors == 0 || per_multiprocessor > kStreamRegisterBoundPerMultiprocessor) {
+// `bytes` of shared memory, at most `register_bound` a multiprocessor, or 0
+// where that is not known: no multiprocessor count, or so little shared
+// memory that registers decide at the bound of kernels that hold up to 128
+// (where the plan does not know the count).
+uint64_t StreamOneWave(const gpu::DeviceCaps& caps, uint64_t bytes, uint32_t warps,
+                       uint64_t register_bound) {
+  const uint64_t by_shared = kStreamSharedPerMultiprocessor / bytes * warps;
+  if (caps.multiprocessors == 0 || (by_shared > kStreamRegisterBoundPerMultiprocessor &&
+                                    register_bound == kStreamRegisterBoundPerMultiprocessor)) {
     return 0;
   }
-  return uint64_t{caps.multiprocessors} * per_multiprocessor;
+  return uint64_t{caps.multiprocessors} * std::min(by_shared, register_bound / warps * warps);
 }
 
 // SetFastStreamShapeOverride's shape (benchmarks only).
@@ -488,11 +529,6 @@ uint64_t StreamMinSubgroups(uint32_t blocks) {
       blocks >= kStreamWideHaloBlocks ? kStreamMinSubgroupsWideHalo : kStreamMinSubgroups);
 }
 
-// Whether the kernel keeps the step's blocks in registers
-// (FastStreamShape::register_ring; the RGBA16F build only).
-bool RegisterRing(const FastStreamShape& shape, bool f32) {
-  return !f32 && shape.register_ring == 1;
-}
 uint64_t StreamRingBlocks(uint32_t radius, const FastStreamShape& shape) {
   return MatrixTapBlocks(radius) + shape.tiles_per_step - 1;
 }
@@ -529,12 +565,21 @@ constexpr uint32_t kTempTiledWideStores = 2;
 constexpr uint32_t kTiledTempMaxBlocks = 4;
 constexpr size_t kStreamSpecTemp = 8;  // the streamed kernel's spec value for the temporary
 
+// SetFastTiledTempMaxBlocks's bound (benchmarks only).
+absl::Mutex tiled_temp_mu;
+std::optional<uint32_t> tiled_temp_override ABSL_GUARDED_BY(tiled_temp_mu);
+
+uint32_t TiledTempMaxBlocks() {
+  absl::MutexLock lock(&tiled_temp_mu);
+  return tiled_temp_override.value_or(kTiledTempMaxBlocks);
+}
+
 // Where both passes stream in RGBA16F with J <= kTiledTempMaxBlocks, the
 // temporary in tiles (kTempTiled), padded to whole tiles: 4 pixels across,
 // 16 down.
 void TileTheTemporary(const BlurConfig& config, graph::PassPlan& plan, BlurPrepared& prepared) {
   if (config.working != graph::PixelFormat::kRgba16F || prepared.steps.size() != 2 ||
-      MatrixTapBlocks(static_cast<uint32_t>(config.radius)) > kTiledTempMaxBlocks) {
+      MatrixTapBlocks(static_cast<uint32_t>(config.radius)) > TiledTempMaxBlocks()) {
     return;
   }
   StepKernel& rows = prepared.steps[0];
@@ -584,8 +629,8 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
          DivideRoundingUp(tiles16, segments - 1) <= shape.long_tiles) {
     --segments;
   }
-  if (const uint64_t wave =
-          StreamOneWave(config.caps, StreamSharedBytes(radius, shape, f32), shape.warps);
+  if (const uint64_t wave = StreamOneWave(config.caps, StreamSharedBytes(radius, shape, f32),
+                                          shape.warps, StreamRegisterBound(shape, blocks, f32));
       !override_shape && wave > 0 && line_groups * segments > wave &&
       line_groups * (segments - 1) <= wave &&
       line_groups * (segments - 1) >= min_subgroups) {
@@ -735,7 +780,7 @@ class FastBlur final : public BlurVariant {
            "fit, columns staged the same way in tiles 32 bytes wide (2 RGBA32F or 4 RGBA16F "
            "columns) when the tile fits, longer halos read along the memory's fast axis by one "
            "invocation per line; no transposes, no limit on line length; the zero-padded weights must fit the "
-           "shared memory too (radius <= 4079 with 32 KB): INVALID_ARGUMENT beyond. With matrix units "
+           "shared memory too (with 32 KB: radius <= 4070 in RGBA16F, 4062 in RGBA32F): INVALID_ARGUMENT beyond. With matrix units "
            "(VK_NV_cooperative_matrix) and RGBA16F working: products with banded Toeplitz "
            "matrices, 16x16x16 fp16 with fp32 accumulation: up to radius 112 each subgroup "
            "streams along 4 lines (one or two output tiles per step, as measured fastest per radius) with the weights "
@@ -786,14 +831,20 @@ class FastBlur final : public BlurVariant {
     } else {
       plan.steps.push_back({axes[0].label, {StepResource::Input(0)}, {StepResource::Output(0)}});
     }
-    // Shared memory: the weights W(k), |k| <= R + 16 (fp32), then the row tile.
-    const uint64_t weight_bytes = (2 * (uint64_t(config.radius) + 2 * kFastOutputs) + 1) * 4;
+    // Shared memory: the weights (fp32), then the tile, which holds one
+    // block of kFastOutputs pixels at least (the shader declares it even
+    // where lines are read straight from memory).
+    const uint64_t weight_bytes = LineWeightBytes(uint64_t(config.radius));
     const uint64_t shared = config.caps.max_compute_shared_memory_bytes;
-    if (weight_bytes > shared) {
+    const uint64_t least_tile = kFastOutputs * pixel_bytes;
+    if (weight_bytes + least_tile > shared) {
+      uint64_t max_radius = 0;
+      while (LineWeightBytes(max_radius + 1) + least_tile <= shared) ++max_radius;
       return absl::InvalidArgumentError(absl::StrCat(
           "pass '", config.pass_name, "': variant fast: radius ", config.radius, " needs ",
-          weight_bytes, " bytes of weights in shared memory, more than the ", shared,
-          " bytes of ", config.caps.name, "; radius <= ", (shared / 4 - 1) / 2 - 2 * kFastOutputs,
+          weight_bytes + least_tile, " bytes of shared memory (its weights and ", kFastOutputs,
+          " ", std::string(graph::PixelFormatName(config.working)), " pixels), more than the ", shared,
+          " bytes of ", config.caps.name, "; radius <= ", max_radius,
           " here, or use variant large_radius, tuned or exact"));
     }
     const uint32_t shared_pixels = static_cast<uint32_t>((shared - weight_bytes) / pixel_bytes);
@@ -915,6 +966,11 @@ class FastBlur final : public BlurVariant {
 void SetFastStreamShapeOverride(std::optional<FastStreamShape> shape) {
   absl::MutexLock lock(&shape_override_mu);
   shape_override = shape;
+}
+
+void SetFastTiledTempMaxBlocks(std::optional<uint32_t> blocks) {
+  absl::MutexLock lock(&tiled_temp_mu);
+  tiled_temp_override = blocks;
 }
 
 void SetFastStreamMinSubgroups(std::optional<uint32_t> subgroups) {

@@ -65,4 +65,11 @@ absl::StatusOr<FastStreamShape> ParseFastStreamShape(const std::string& text);
 // server never sets it.
 void SetFastStreamMinSubgroups(std::optional<uint32_t> subgroups);
 
+// For benchmarks (rgfx-gpu-bench --tiled_temp_max_blocks): while set, the
+// temporary between fast's two streamed RGBA16F passes is stored in tiles
+// where the kernel takes at most this many weight blocks (J = 1 + ⌈2R / 16⌉,
+// fast.cc's MatrixTapBlocks) instead of fast.cc's kTiledTempMaxBlocks.
+// Process-wide; the server never sets it.
+void SetFastTiledTempMaxBlocks(std::optional<uint32_t> blocks);
+
 }  // namespace rgfx::passes

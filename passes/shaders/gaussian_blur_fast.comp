@@ -5,8 +5,9 @@
 // the host (binding 2), kOutputs consecutive outputs per invocation from a
 // sliding window: each pixel read feeds up to kOutputs multiply-adds, so
 // reads per output drop from 2R+1 to (kOutputs + 2R) / kOutputs, and each
-// block of 8 pixels needs 15 weights (shared memory, a broadcast) for 64
-// vec4 multiply-adds, with no index the compiler must resolve by unrolling.
+// block of kOutputs pixels needs 2·kOutputs − 1 weights (shared memory, a
+// broadcast, four at a time) for kOutputs² vec4 multiply-adds, with no index
+// the compiler must resolve by unrolling.
 // The radius is a specialization constant (it sizes the shared arrays). No
 // transposes: both axes read and write along the memory's fast axis.
 // kPath 0 (rows): a workgroup stages a segment of a row plus a halo of R
@@ -56,11 +57,11 @@ const int kLoads = (kCapacity + int(gl_WorkGroupSize.x) - 1) / int(gl_WorkGroupS
 
 int Swizzle(int j) { return (j % kOutputs) * kStride + j / kOutputs; }
 
-// Path 2: row r of column c, with an empty row after every 8 so that the
-// invocations of a subgroup, which read rows 8 apart (one run each), fall
-// on different banks: 16-byte pixels (2 columns) and 8-byte pixels
-// (4 columns) alike.
-int Padded(int r, int c) { return (r + r / 8) * kColumns + c; }
+// Path 2: row r of column c, with an empty row after every kOutputs so
+// that the invocations of a subgroup, which read rows kOutputs apart (one
+// run each), fall on different banks: 16-byte pixels (2 columns) and
+// 8-byte pixels (4 columns) alike.
+int Padded(int r, int c) { return (r + r / kOutputs) * kColumns + c; }
 // Path 2's staged rows: the span, and the halo rounded up to whole blocks
 // of 8 (the last block of a window reads up to 7 rows past 2R, under zero
 // weights; they must hold finite values).
@@ -85,30 +86,44 @@ vec4 Direct(uint base, int i) {
 }
 
 // The kernel's weights, zero-padded by 2·kOutputs each side (a block reads
-// up to R + 2·kOutputs − 2): W(k) = 0 beyond R.
+// up to R + 2·kOutputs − 2): W(k) = 0 beyond R. Element k + kWeightBase of
+// a vec4 array, the base chosen so that each block's first weight starts a
+// vec4: a block at t0 (a multiple of kOutputs, itself a multiple of 4)
+// reads W(t0 − R − kOutputs + 1) onwards, element t0 + kOutputs + 4.
 const int kPad = 2 * kOutputs;
-shared float weight_pad[2 * (kRadius + kPad) + 1];
-float W(int k) { return weight_pad[k + kRadius + kPad]; }
+const int kWeightBase = kRadius + kPad + 3;
+const int kWeightVecs = (2 * (kRadius + kPad) + 1 + 3 + 3) / 4;
+shared vec4 weight_pad[kWeightVecs];
 
-// Window pixels t0..t0+7 (kOutputs = 8) against the 8 outputs: output j
-// meets pixel t under tap t − R − j, so a block needs only the 15 weights
-// W(t0 − R − 7) .. W(t0 − R + 7), loaded once (the same for every
-// invocation: a broadcast) and reused for 64 multiply-adds. No weight index
-// depends on a loop counter the compiler must unroll.
-// PIXEL is window pixel t0 + u, an expression in the macro's loop
-// variable u.
-#define PRODUCTS(t0, PIXEL)                                              \
-  {                                                                      \
-    float w[2 * kOutputs - 1];                                           \
-    [[unroll]] for (int d = 0; d < 2 * kOutputs - 1; ++d) {              \
-      w[d] = W(t0 - kRadius + d - (kOutputs - 1));                       \
-    }                                                                    \
-    [[unroll]] for (int u = 0; u < kOutputs; ++u) {                      \
-      const vec4 p = PIXEL;                                              \
-      [[unroll]] for (int j = 0; j < kOutputs; ++j) {                    \
-        acc[j] += w[u - j + kOutputs - 1] * p;                           \
-      }                                                                  \
-    }                                                                    \
+// Window pixels t0 .. t0 + kOutputs − 1 against the kOutputs outputs:
+// output j meets pixel t under tap t − R − j, so a block needs only the
+// weights W(t0 − R − kOutputs + 1) .. W(t0 − R + kOutputs − 1), loaded once
+// (the same for every invocation: a broadcast) and reused for kOutputs²
+// multiply-adds. No weight index depends on a loop counter the compiler must
+// unroll. The block's pixels come GROUP at a time (a divisor of kOutputs):
+// LOAD stores window pixel t0 + u in v[u % GROUP] (a statement in the
+// macro's loop variable u).
+const int kGroup = 8;  // kOutputs is a multiple of 8 (fast.cc: 8)
+#define PRODUCTS(t0, GROUP, LOAD)                                                      \
+  {                                                                             \
+    float w[2 * kOutputs];                                                      \
+    const int e0 = (t0) + kOutputs + 4;                                         \
+    [[unroll]] for (int q = 0; q < kOutputs / 2; ++q) {                         \
+      const vec4 four = weight_pad[e0 / 4 + q];                                 \
+      w[4 * q] = four.x;                                                        \
+      w[4 * q + 1] = four.y;                                                    \
+      w[4 * q + 2] = four.z;                                                    \
+      w[4 * q + 3] = four.w;                                                    \
+    }                                                                           \
+    [[unroll]] for (int g = 0; g < kOutputs; g += GROUP) {                      \
+      vec4 v[GROUP];                                                            \
+      [[unroll]] for (int u = g; u < g + GROUP; ++u) LOAD;                      \
+      [[unroll]] for (int u = g; u < g + GROUP; ++u) {                          \
+        [[unroll]] for (int j = 0; j < kOutputs; ++j) {                         \
+          acc[j] += w[u - j + kOutputs - 1] * v[u % GROUP];                     \
+        }                                                                       \
+      }                                                                         \
+    }                                                                           \
   }
 
 int tile_c, tile_count;
@@ -118,10 +133,9 @@ vec4 FetchTile(int t) { return Tile(min(tile_c + t, tile_count - 1)); }
 vec4 FetchDirect(int t) { return Direct(line_base, line_first - kRadius + t); }
 
 void main() {
-  for (int i = int(gl_LocalInvocationIndex); i < 2 * (kRadius + kPad) + 1;
-       i += int(gl_WorkGroupSize.x)) {
-    int k = abs(i - kRadius - kPad);
-    weight_pad[i] = k <= kRadius ? weights[k] : 0.0;
+  for (int e = int(gl_LocalInvocationIndex); e < 4 * kWeightVecs; e += int(gl_WorkGroupSize.x)) {
+    const int k = abs(e - kWeightBase);
+    weight_pad[e / 4][e % 4] = k <= kRadius ? weights[k] : 0.0;
   }
   vec4 acc[kOutputs];
   for (int j = 0; j < kOutputs; ++j) acc[j] = vec4(0.0);
@@ -151,13 +165,11 @@ void main() {
     if (first >= int(pc.n)) return;
     tile_c = first - start;  // tile index of first − R
     tile_count = count;
-    // A block's 8 pixels read from shared memory before its weights and
+    // A block's pixels read from shared memory, 8 at a time, before their
     // products (H100, horizontal pass at r = 64: RGBA32F 87.6 -> 83.3 us,
     // RGBA16F 88.1 -> 76.5, against reading each just before its products).
     for (int t0 = 0; t0 < kOutputs + 2 * kRadius; t0 += kOutputs) {
-      vec4 v[kOutputs];
-      [[unroll]] for (int u = 0; u < kOutputs; ++u) v[u] = FetchTile(t0 + u);
-      PRODUCTS(t0, v[u])
+      PRODUCTS(t0, kGroup, v[u % kGroup] = FetchTile(t0 + u))
     }
   } else if (kPath == 2) {
     const int start = int(gl_WorkGroupID.y) * kSpan;
@@ -191,11 +203,7 @@ void main() {
     if (line >= pc.lines || first >= int(pc.n)) return;
     base = line * pc.line_stride;
     for (int t0 = 0; t0 < kOutputs + 2 * kRadius; t0 += kOutputs) {
-      vec4 v[kOutputs];
-      [[unroll]] for (int u = 0; u < kOutputs; ++u) {
-        v[u] = Unpack(tile[Padded(run * kOutputs + t0 + u, c)]);
-      }
-      PRODUCTS(t0, v[u])
+      PRODUCTS(t0, kGroup, v[u % kGroup] = Unpack(tile[Padded(run * kOutputs + t0 + u, c)]))
     }
   } else {
     barrier();  // the weights
@@ -209,7 +217,7 @@ void main() {
     // Each pixel read just before its products: reading the next block's
     // ahead measured 3% faster in RGBA32F and 64% slower in RGBA16F.
     for (int t0 = 0; t0 < kOutputs + 2 * kRadius; t0 += kOutputs) {
-      PRODUCTS(t0, FetchDirect(t0 + u))
+      PRODUCTS(t0, 1, v[0] = FetchDirect(t0 + u))
     }
   }
   for (int j = 0; j < kOutputs; ++j) {

@@ -58,6 +58,9 @@ ABSL_FLAG(std::string, stream_shape, "",
           "fast's streamed matrix kernel in this shape instead of the plan's, "
           "max_tiles:ahead:tiles_per_step:warps[:column_chains[:register_ring]] (e.g. "
           "24:2:2:1), to compare shapes");
+ABSL_FLAG(int, tiled_temp_max_blocks, -1,
+          "fast's streamed RGBA16F passes: store the temporary in tiles up to this many weight "
+          "blocks (-1 keeps the plan's bound)");
 ABSL_FLAG(int, stream_min_subgroups, 0,
           "fast's streamed kernel: the fewest subgroups a pass may run in (segments grow to "
           "it; the one-wave rule drops one down to it); 0: the plan's (1,024; 768 from r = 65)");
@@ -324,6 +327,9 @@ int Main() {
   passes::SetLargeRadiusBoxesOnly(absl::GetFlag(FLAGS_large_radius_boxes));
   if (const int min_subgroups = absl::GetFlag(FLAGS_stream_min_subgroups); min_subgroups > 0) {
     passes::SetFastStreamMinSubgroups(static_cast<uint32_t>(min_subgroups));
+  }
+  if (const int blocks = absl::GetFlag(FLAGS_tiled_temp_max_blocks); blocks >= 0) {
+    passes::SetFastTiledTempMaxBlocks(static_cast<uint32_t>(blocks));
   }
   if (!absl::GetFlag(FLAGS_stream_shape).empty()) {
     passes::SetFastStreamShapeOverride(

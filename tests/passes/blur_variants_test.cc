@@ -735,6 +735,51 @@ TEST_F(BlurVariantsTest, RefusesWhatAVariantCannotDoNamingTheLimit) {
               ::testing::HasSubstr(absl::StrCat("radius <= ", max_halo_radius)));
 }
 
+// fast keeps its zero-padded weights in shared memory, four to a vec4: the
+// largest radius it names in its refusal must run (and blur exactly: the
+// shader's arrays fit the device's shared memory at that radius), one more
+// must be refused naming the same limit.
+TEST_F(BlurVariantsTest, FastRunsUpToTheRadiusItsRefusalNames) {
+  std::mt19937 rng(9);
+  // The largest radius a request may carry (gaussian_blur's parameter).
+  constexpr int kMaxRadius = 4096;
+  const int shared =
+      static_cast<int>(testing::SharedGpu().device->caps().max_compute_shared_memory_bytes);
+  for (const PixelFormat working : {PixelFormat::kRgba16F, PixelFormat::kRgba32F}) {
+    Case probe{"fast", 23, 7, kMaxRadius};
+    probe.working = working;
+    probe.max_taps = 2 * kMaxRadius + 1;
+    SCOPED_TRACE(probe.Name());
+    auto refused = testing::RunGraph(Graph(probe), {Noise(probe.width, probe.height, rng)});
+    if (refused.ok()) {
+      // 48 KB and more (the H100): every radius a request may carry fits.
+      EXPECT_GT(shared / 4 / 2, kMaxRadius + 2 * 8 + 3 + 16);
+      std::printf("fast takes every radius up to %d with %d bytes of shared memory\n", kMaxRadius,
+                  shared);
+      CheckAgainstReference(probe, 10);
+      continue;
+    }
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+    const std::string message(refused.status().message());
+    const size_t at = message.find("radius <= ");
+    ASSERT_NE(at, std::string::npos) << message;
+    const int largest = std::atoi(message.c_str() + at + 10);
+    // Each weight takes 4 bytes, 2·radius + 1 of them at least, with 2·8 of
+    // zeros each side, whole vec4s and 8 pixels of 8 or 16 bytes.
+    EXPECT_GT(largest, shared / 4 / 2 - 40) << message;
+    EXPECT_LT(largest, shared / 4 / 2) << message;
+    Case beyond = probe;
+    beyond.radius = largest + 1;
+    auto run = testing::RunGraph(Graph(beyond), {Noise(beyond.width, beyond.height, rng)});
+    ASSERT_FALSE(run.ok());
+    EXPECT_THAT(std::string(run.status().message()),
+                ::testing::HasSubstr(absl::StrCat("radius <= ", largest, " here")));
+    Case c = probe;
+    c.radius = largest;
+    CheckAgainstReference(c, 10);
+  }
+}
+
 // decimated against the exact variant on uniform noise, the case its stated
 // PSNR is computed for; with wrap the noise stays stationary at the borders,
 // so the measurement must meet the prediction (1 dB for sampling noise).

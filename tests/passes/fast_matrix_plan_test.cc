@@ -92,16 +92,17 @@ TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
   EXPECT_EQ(v.spec.values[5], 1u);
   EXPECT_EQ(v.groups_x, 240u);      // 1920 / 8
   EXPECT_EQ(v.groups_y, 3u);
-  // 4K: 24 tiles would give 5,400 and 5,760 subgroups; the large-image
-  // shape instead, four tiles per step in segments of at most 32.
+  // 4K: 24 tiles give 5,400 and 5,760 subgroups, more than the large-image
+  // bound; at J = 9 no large-image shape (they lost from J = 7 on), so the
+  // same shapes: four tiles per step in segments of at most 24.
   BlurConfig uhd = Config(64, PixelFormat::kRgba16F, MatrixCaps());
   uhd.extent = {3840, 2160};
   const Planned big = PlanFast(uhd);
   ASSERT_EQ(big.prepared.steps.size(), 2u);
-  EXPECT_EQ(big.prepared.steps[0].segment, 30u);  // 240 tiles in 8 segments
-  EXPECT_EQ(big.prepared.steps[0].groups_x, 8u);
-  EXPECT_EQ(big.prepared.steps[1].segment, 27u);  // 135 tiles in 5 segments
-  EXPECT_EQ(big.prepared.steps[1].groups_y, 5u);
+  EXPECT_EQ(big.prepared.steps[0].segment, 24u);  // 240 tiles in 10 segments
+  EXPECT_EQ(big.prepared.steps[0].groups_x, 10u);
+  EXPECT_EQ(big.prepared.steps[1].segment, 23u);  // 135 tiles in 6 segments
+  EXPECT_EQ(big.prepared.steps[1].groups_y, 6u);
   for (const passes::StepKernel& k : big.prepared.steps) {
     EXPECT_THAT(k.details, testing::HasSubstr("four tiles per step"));
     EXPECT_EQ(k.spec.values[4], 4u);  // blocks ahead
@@ -162,18 +163,19 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
       EXPECT_EQ(shape.ahead % shape.tiles_per_step, 0u);
       EXPECT_LE(shape.warps * (blocks + 2 * shape.tiles_per_step - 1) * 768, 48u << 10);
       // Longer segments on large images only where J >= 12 (measured there);
-      // J = 5-9 have large-image shapes of their own, which fit too (J = 6's
-      // keeps one subgroup a workgroup, as before two won at 1080p).
+      // J = 5-6 have large-image shapes of their own, which fit too (one
+      // subgroup a workgroup, as before two won at 1080p); from J = 7 large
+      // images take the same shapes (they measured faster than their own).
       EXPECT_EQ(shape.long_tiles, blocks >= 12 ? 48u : 0u);
       const passes::FastStreamShape large = passes::FastStreamShapeFor(radius, false, true, columns);
       EXPECT_EQ(large.max_tiles != shape.max_tiles || large.ahead != shape.ahead ||
                     large.tiles_per_step != shape.tiles_per_step || large.warps != shape.warps,
-                blocks >= 5 && blocks <= 9);
+                blocks >= 5 && blocks <= 6);
       // Two subgroups a workgroup at J = 5-11 only, where they measured
       // faster at 1080p (from J = 9 with the blocks in registers); on large
-      // images from J = 9 (measured at 4K, r = 64 and 80).
+      // images from J = 7 (measured at 2048², 2560x1440 and 4K).
       EXPECT_EQ(shape.warps, blocks >= 5 && blocks <= 11 ? 2u : 1u);
-      EXPECT_EQ(large.warps, blocks >= 9 && blocks <= 11 ? 2u : 1u);
+      EXPECT_EQ(large.warps, blocks >= 7 && blocks <= 11 ? 2u : 1u);
       // The blocks in registers: columns up to J = 11, rows from J = 5 to 11.
       EXPECT_EQ(shape.register_ring, blocks <= 11 && (columns || blocks >= 5) ? 1u : 0u);
       EXPECT_EQ(large.ahead % large.tiles_per_step, 0u);
@@ -329,8 +331,11 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
 // registers two tiles a step: 2,124 subgroups at r = 32 and 1920x1416,
 // 1,625 at r = 56 and 1920x1300, which their shared memory of old cut by a
 // segment). The four-tile shapes with the blocks in registers (r = 40-88)
-// count 16 a multiprocessor by their shared memory (2,112), which 1,500 at
-// r = 64 and 1920x1200 and 1,860 at r = 40 and 2480x1080 fit.
+// count what their registers allow (fast.cc's StreamRegisterBound): 16 a
+// multiprocessor at r = 40 (2,112, which 1,860 at 2480x1080 fit), 12 at
+// r = 64 (1,584): 1920x1200 fits in rows (1,500) but not in columns (480
+// line groups x 4 segments = 1,920), which take 3 segments (1,440, 400
+// outputs); 2560x1440 keeps 4 column segments (3 would still be 1,920).
 TEST(FastMatrixPlan, OneSegmentFewerWhereThatMakesOneWave) {
   gpu::DeviceCaps h100 = MatrixCaps();
   h100.multiprocessors = 132;
@@ -351,7 +356,10 @@ TEST(FastMatrixPlan, OneSegmentFewerWhereThatMakesOneWave) {
   EXPECT_EQ(outputs(96, 1920, 640, h100)[0], "along 320 output");
   EXPECT_EQ(outputs(96, 1920, 640, MatrixCaps())[0], "along 288 output");
   EXPECT_EQ(outputs(96, 1920, 600, h100), outputs(96, 1920, 600, MatrixCaps()));
-  EXPECT_EQ(outputs(64, 1920, 1200, h100), outputs(64, 1920, 1200, MatrixCaps()));
+  EXPECT_EQ(outputs(64, 1920, 1200, h100), (V{"along 384 output", "along 400 output"}));
+  EXPECT_EQ(outputs(64, 1920, 1200, MatrixCaps()), (V{"along 384 output", "along 304 output"}));
+  EXPECT_EQ(outputs(64, 2560, 1440, h100), outputs(64, 2560, 1440, MatrixCaps()));
+  EXPECT_EQ(outputs(64, 2560, 1440, h100)[1], "along 368 output");
   EXPECT_EQ(outputs(64, 1920, 1080, h100), (V{"along 384 output", "along 368 output"}));
   EXPECT_EQ(outputs(64, 1920, 1080, h100), outputs(64, 1920, 1080, MatrixCaps()));
   EXPECT_EQ(outputs(40, 2480, 1080, h100), outputs(40, 2480, 1080, MatrixCaps()));
