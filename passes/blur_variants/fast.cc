@@ -462,10 +462,16 @@ constexpr uint32_t kStreamWideHaloBlocks = 10;
 // r = 16, 32: level or slower), so those shapes have no long_tiles.
 constexpr uint32_t kStreamManySubgroups = 2800;
 
+// Whether the kernel keeps the step's blocks in registers
+// (FastStreamShape::register_ring; the RGBA16F build only).
+bool RegisterRing(const FastStreamShape& shape, bool f32) {
+  return !f32 && shape.register_ring == 1;
+}
+
 // One wave. NVIDIA's driver gives these kernels 100 KB of shared memory a
 // multiprocessor (its carve-out; the rest stays L1 cache), so at most
-// ⌊100 KB / a subgroup's bytes⌋ subgroups share one; registers would allow
-// 16 (≤ 128 a lane; the kernel holds ≤ 120). A pass with a few subgroups
+// ⌊100 KB / a subgroup's bytes⌋ subgroups share one; registers allow 16
+// where a kernel holds ≤ 128 a lane (most shapes). A pass with a few subgroups
 // more than the multiprocessors take at once runs those in a second wave,
 // a whole walk long. H100 (132 multiprocessors), RGBA16F, µs of the row
 // pass by the image's height (docs/blur/h100-one-wave-2026-11-27.txt):
@@ -474,12 +480,6 @@ constexpr uint32_t kStreamManySubgroups = 2800;
 // 2,112, 27.4 with 2,124. Where one segment fewer makes one wave (and
 // enough subgroups), the pass takes it: 1920x1168 at r = 64, rows 29.4 ->
 // 25.3 (5 -> 4 segments), columns 28.2 -> 23.0 (4 -> 3).
-// Whether the kernel keeps the step's blocks in registers
-// (FastStreamShape::register_ring; the RGBA16F build only).
-bool RegisterRing(const FastStreamShape& shape, bool f32) {
-  return !f32 && shape.register_ring == 1;
-}
-
 // The four-tile shapes with the blocks in registers hold more than 128
 // registers a lane, so there registers bind before shared memory: the
 // driver's pipeline statistics (H100, 2026-11-27) give 124 at J = 6,
@@ -487,7 +487,9 @@ bool RegisterRing(const FastStreamShape& shape, bool f32) {
 // 14 and 12 subgroups a multiprocessor in workgroups of two. Counting
 // shared memory alone (16) cost 2560x1440 at r = 64 a segment of its
 // column pass into a second wave after all: 43.8 µs against 40.2 with 4
-// segments (docs/blur/h100-large-images-2026-11-27.txt).
+// segments; and counting registers, 1920x1200 at r = 64 takes one column
+// segment fewer (3, 1,440 subgroups): 23.3 µs against 30.0 with 4
+// (docs/blur/h100-large-images-2026-11-27.txt).
 constexpr uint64_t kStreamSharedPerMultiprocessor = 100 << 10;
 constexpr uint64_t kStreamRegisterBoundPerMultiprocessor = 16;
 uint64_t StreamRegisterBound(const FastStreamShape& shape, uint32_t blocks, bool f32) {
