@@ -335,7 +335,8 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
 // multiprocessor at r = 40 (2,112, which 1,860 at 2480x1080 fit), 12 at
 // r = 64 (1,584): 1920x1200 fits in rows (1,500) but not in columns (480
 // line groups x 4 segments = 1,920), which take 3 segments (1,440, 400
-// outputs); 2560x1440 keeps 4 column segments (3 would still be 1,920).
+// outputs); 2560x1440 keeps 4 column segments (3 would still be 1,920);
+// at r = 48, 14 a multiprocessor.
 TEST(FastMatrixPlan, OneSegmentFewerWhereThatMakesOneWave) {
   gpu::DeviceCaps h100 = MatrixCaps();
   h100.multiprocessors = 132;
@@ -360,6 +361,10 @@ TEST(FastMatrixPlan, OneSegmentFewerWhereThatMakesOneWave) {
   EXPECT_EQ(outputs(64, 1920, 1200, MatrixCaps()), (V{"along 384 output", "along 304 output"}));
   EXPECT_EQ(outputs(64, 2560, 1440, h100), outputs(64, 2560, 1440, MatrixCaps()));
   EXPECT_EQ(outputs(64, 2560, 1440, h100)[1], "along 368 output");
+  // r = 48 (J = 7): 14 a multiprocessor (1,848). 1920x1600's rows, 400 line
+  // groups x 5 segments (2,000), would fit 16 but not 14: 4 segments.
+  EXPECT_EQ(outputs(48, 1920, 1600, h100)[0], "along 480 output");
+  EXPECT_EQ(outputs(48, 1920, 1600, MatrixCaps())[0], "along 384 output");
   EXPECT_EQ(outputs(64, 1920, 1080, h100), (V{"along 384 output", "along 368 output"}));
   EXPECT_EQ(outputs(64, 1920, 1080, h100), outputs(64, 1920, 1080, MatrixCaps()));
   EXPECT_EQ(outputs(40, 2480, 1080, h100), outputs(40, 2480, 1080, MatrixCaps()));
