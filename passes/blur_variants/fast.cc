@@ -293,8 +293,8 @@ std::vector<std::byte> MatrixTaps(const std::vector<double>& weights) {
 // Once the border mode became a specialization constant (the unrolled loop
 // shrank from 56 to 12 KB of code at r = 64), a second scan of 25 shapes
 // (docs/blur/h100-stream-shapes-small-code-1080p.csv and -4k.csv) moved
-// J = 5, 6 and 10-11 and chose shapes of their own for large images
-// (LargeImageStreamShape). What the scans say:
+// J = 5, 6 and 10-11 and chose shapes of their own for large images (since
+// dropped: see the note below StreamShape). What the scans say:
 // - Segment length: each segment reads J − 1 blocks of halo, so longer
 //   segments read less, but give the GPU fewer subgroups to hide latency
 //   with; the best length moves with J (a 1080p row pass has 270 groups
@@ -400,36 +400,19 @@ FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
   if (blocks <= 13) return {18, 2, 2, 1, 48};       // r = 96: 25.6
   return {40, 2, 2, 1, 48};                         // r = 112: 25.9 (20:2:2 27.4)
 }
-// Images where StreamShape's segments give more than kStreamManySubgroups
-// subgroups (below) have latency to spare and gain from fewer halo reads
-// and from four tiles per step; 4K RGBA16F, µs H + V, this shape against
-// StreamShape's: r = 32 140 (152), r = 48 147 (153), r = 64 158 (172;
-// 176 with StreamShape's old growth to 48 tiles). Elsewhere StreamShape's
-// shape, grown to its long_tiles, was as fast (r = 16 128 against 126 for
-// the best, r = 80 165 against 163, r = 96 205 against 203).
-// J = 6 keeps the one-subgroup shapes 1080p took before two subgroups a
-// workgroup won there (those were not measured on large images; at 4K
-// r = 64 two gained nothing on rows and lost 12 µs on columns, with the
-// blocks in shared memory). With the blocks in registers two subgroups won
-// at 4K too (docs/blur/h100-register-ring-w2-2026-11-27.txt): r = 64 with
-// 32:4:4 63.0 + 80.1 against 72.4 + 86.0; r = 80 with StreamShape's shapes
-// 69.9 + 79.6 against the old one-subgroup shapes' 78.8 + 87.0. At J = 7-8
-// 4K answered both ways in a noisy call (r = 48 32:4:4:2 69.6 + 96.3 against
-// 78.1 + 102.9, r = 56 76.3 + 100.9 against 78.6 + 90.9). Then (2026-11-27,
-// sixth session, docs/blur/h100-large-images-2026-11-27.txt) StreamShape's
-// two-subgroup shapes with the blocks in registers, whose four tiles a step
-// had not existed at J = 7-8 when the large shapes were measured, won at
-// J = 7-9 on 2048² (r = 48 71.2 against 79.9, r = 56 74.5 against 80.6,
-// r = 64 75.8 against 87.0) and 2560x1440 (r = 64 72.2 against 75.8), and
-// at 4K were as fast (r = 64 141.8 against 143.1) or faster (r = 48
-// 135.4 against 147 at the noisy large shape's 10th percentile): so from
-// J = 7 large images take StreamShape's shapes.
-std::optional<FastStreamShape> LargeImageStreamShape(uint32_t blocks, bool rgba32f, bool columns) {
-  if (rgba32f) return std::nullopt;
-  if (blocks == 5) return FastStreamShape{12, 2, 2, 1};
-  if (blocks == 6) return columns ? FastStreamShape{24, 2, 2, 1} : FastStreamShape{20, 2, 2, 1};
-  return std::nullopt;
-}
+// Large images once had shapes of their own (segments of 12-32 tiles, one
+// subgroup a workgroup, four tiles a step at J = 7-9), measured at 4K
+// before two subgroups and the blocks in registers existed there. Against
+// StreamShape's shapes since (H100 RGBA16F, µs H + V, 2026-11-27, sixth
+// session, docs/blur/h100-large-images-2026-11-27.txt; StreamShape's row
+// shape timed for H, its column shape for V where they differ) they lost
+// at every J and size measured: 2048² r = 32 77.8 against 70.9, r = 40
+// 86.8 against 72.4, r = 48 79.9 against 71.2, r = 64 87.0 against 75.8;
+// 4K r = 32 140.0 against 127.2, r = 40 164.1 against 127.7, r = 48 ~147
+// (a noisy run's 10th percentile) against 135.4, r = 64 143.1 against
+// 141.8. So every image takes StreamShape's shapes; large ones only grow
+// their segments (below).
+
 // Each subgroup walks its segment alone, so the kernel needs many of them to
 // hide latency: segments shrink (down to kStreamMinTiles, the panel
 // kernel's 8 tiles per subgroup and its halo share) until there are
@@ -451,10 +434,9 @@ constexpr uint32_t kStreamMinTiles = 8;
 constexpr uint32_t kStreamMinSubgroups = 1024;
 constexpr uint32_t kStreamMinSubgroupsWideHalo = 768;
 constexpr uint32_t kStreamWideHaloBlocks = 10;
-// The other way for large images: the table's segment lengths were chosen
-// at 1080p (1,350–1,920 subgroups a pass); where they would give more than
-// kStreamManySubgroups, the image takes LargeImageStreamShape's shape where
-// one was measured, else segments grow (up to the shape's long_tiles) until
+// Large images: the table's segment lengths were chosen at 1080p
+// (1,350–1,920 subgroups a pass); where they would give more than
+// kStreamManySubgroups, segments grow (up to the shape's long_tiles) until
 // they do not, or can grow no more: less halo read, and the GPU still has
 // plenty of subgroups. H100 RGBA16F, 4K, µs H + V, the table's lengths
 // against at most 48 tiles (before the small code): r = 96 262.7 / 235.3;
@@ -621,12 +603,6 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
     ++segments;
   }
   if (line_groups * segments < min_subgroups) return std::nullopt;
-  if (const std::optional<FastStreamShape> large =
-          LargeImageStreamShape(blocks, f32, lines_adjacent);
-      !override_shape && large && line_groups * segments > kStreamManySubgroups && fits(*large)) {
-    shape = *large;
-    segments = DivideRoundingUp(tiles16, shape.max_tiles);
-  }
   while (segments > 1 && line_groups * segments > kStreamManySubgroups &&
          DivideRoundingUp(tiles16, segments - 1) <= shape.long_tiles) {
     --segments;
@@ -1016,10 +992,8 @@ absl::StatusOr<FastStreamShape> ParseFastStreamShape(const std::string& text) {
   return FastStreamShape{v[0], v[1], v[2], v[3], 0, v[4], v[5]};
 }
 
-FastStreamShape FastStreamShapeFor(int radius, bool rgba32f, bool large_image, bool columns) {
-  const uint32_t blocks = MatrixTapBlocks(static_cast<uint32_t>(std::max(radius, 0)));
-  const std::optional<FastStreamShape> large = LargeImageStreamShape(blocks, rgba32f, columns);
-  return large_image && large ? *large : StreamShape(blocks, rgba32f, columns);
+FastStreamShape FastStreamShapeFor(int radius, bool rgba32f, bool columns) {
+  return StreamShape(MatrixTapBlocks(static_cast<uint32_t>(std::max(radius, 0))), rgba32f, columns);
 }
 
 int FastMatrixMaxRadius(const gpu::DeviceCaps& caps) {

@@ -39,12 +39,10 @@ struct FastStreamShape {
   // (RGBA16F; RGBA32F's magnitude bands keep every block in shared memory).
   uint32_t register_ring = 0;
 };
-// large_image: the shape for images where the first gives more than 2,800
-// subgroups a pass (fast.cc's kStreamManySubgroups), where one was measured
-// (else the same). columns: a pass whose lines are adjacent in memory (a
-// column pass), which RGBA16F measures apart from rows below large images.
-FastStreamShape FastStreamShapeFor(int radius, bool rgba32f = false, bool large_image = false,
-                                   bool columns = false);
+// columns: a pass whose lines are adjacent in memory (a column pass),
+// which RGBA16F measures apart from rows. Images of every size take these
+// shapes; large ones only grow their segments (fast.cc's long_tiles).
+FastStreamShape FastStreamShapeFor(int radius, bool rgba32f = false, bool columns = false);
 
 // For benchmarks that measure the shapes against each other
 // (rgfx-gpu-bench --sweep_stream_shapes): while set, every plan made from

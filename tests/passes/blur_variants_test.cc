@@ -331,7 +331,7 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
       if (matrix) {
         const bool columns = w < h;  // the long lines are columns
         const passes::FastStreamShape shape =
-            passes::FastStreamShapeFor(radius, false, false, columns);
+            passes::FastStreamShapeFor(radius, false, columns);
         const std::string kernel = absl::StrCat(
             TilesPerStepWords(shape.tiles_per_step), ", with a ring of ",
             1 + (2 * radius + 15) / 16 + shape.tiles_per_step - 1, " blocks, ", shape.ahead,
@@ -400,7 +400,7 @@ TEST_F(BlurVariantsTest, FastTiledTemporaryMatchesReference) {
         EXPECT_THAT(plan.steps[0].details, ::testing::HasSubstr("stores the temporary in tiles"));
         EXPECT_THAT(plan.steps[1].details, ::testing::HasSubstr("loads the temporary in tiles"));
         EXPECT_EQ(plan.steps[0].details.find("4 lines x 8 px an instruction") != std::string::npos,
-                  passes::FastStreamShapeFor(radius, false, false, false).tiles_per_step == 1);
+                  passes::FastStreamShapeFor(radius, false, false).tiles_per_step == 1);
       }
       for (const char* border : kBorders) {
         Case c{"fast", w, h, radius};

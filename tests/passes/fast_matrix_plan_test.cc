@@ -93,8 +93,9 @@ TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
   EXPECT_EQ(v.groups_x, 240u);      // 1920 / 8
   EXPECT_EQ(v.groups_y, 3u);
   // 4K: 24 tiles give 5,400 and 5,760 subgroups, more than the large-image
-  // bound; at J = 9 no large-image shape (they lost from J = 7 on), so the
-  // same shapes: four tiles per step in segments of at most 24.
+  // bound, but no shape of its own (they lost), and J = 9's has no
+  // long_tiles: the same shapes, four tiles per step in segments of at
+  // most 24.
   BlurConfig uhd = Config(64, PixelFormat::kRgba16F, MatrixCaps());
   uhd.extent = {3840, 2160};
   const Planned big = PlanFast(uhd);
@@ -153,7 +154,7 @@ TEST(FastMatrixPlan, StreamedAccuracyStatesTheHalfWeightsError) {
 TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
   for (int radius = 0; radius <= 112; ++radius) {
     for (bool columns : {false, true}) {
-      const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius, false, false, columns);
+      const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius, false, columns);
       const uint32_t blocks = 1 + (2 * radius + 15) / 16;
       SCOPED_TRACE(testing::Message() << "r=" << radius << (columns ? " columns" : " rows"));
       EXPECT_GE(shape.max_tiles, 8u);
@@ -163,37 +164,27 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
       EXPECT_EQ(shape.ahead % shape.tiles_per_step, 0u);
       EXPECT_LE(shape.warps * (blocks + 2 * shape.tiles_per_step - 1) * 768, 48u << 10);
       // Longer segments on large images only where J >= 12 (measured there);
-      // J = 5-6 have large-image shapes of their own, which fit too (one
-      // subgroup a workgroup, as before two won at 1080p); from J = 7 large
-      // images take the same shapes (they measured faster than their own).
+      // large images take the same shapes (their own lost at J = 5-9).
       EXPECT_EQ(shape.long_tiles, blocks >= 12 ? 48u : 0u);
-      const passes::FastStreamShape large = passes::FastStreamShapeFor(radius, false, true, columns);
-      EXPECT_EQ(large.max_tiles != shape.max_tiles || large.ahead != shape.ahead ||
-                    large.tiles_per_step != shape.tiles_per_step || large.warps != shape.warps,
-                blocks >= 5 && blocks <= 6);
       // Two subgroups a workgroup at J = 5-11 only, where they measured
-      // faster at 1080p (from J = 9 with the blocks in registers); on large
-      // images from J = 7 (measured at 2048², 2560x1440 and 4K).
+      // faster at 1080p (from J = 9 with the blocks in registers), and on
+      // 2048² and 4K at J = 5-9.
       EXPECT_EQ(shape.warps, blocks >= 5 && blocks <= 11 ? 2u : 1u);
-      EXPECT_EQ(large.warps, blocks >= 7 && blocks <= 11 ? 2u : 1u);
       // The blocks in registers: columns up to J = 11, rows from J = 5 to 11.
       EXPECT_EQ(shape.register_ring, blocks <= 11 && (columns || blocks >= 5) ? 1u : 0u);
-      EXPECT_EQ(large.ahead % large.tiles_per_step, 0u);
-      EXPECT_LE(large.warps * (blocks + 2 * large.tiles_per_step - 1) * 768, 48u << 10);
       // One accumulator chain per tile in RGBA16F: two had won in column
       // passes at J = 6 and 9 with the blocks in shared memory, and lost
       // to four tiles per step with the blocks in registers.
       EXPECT_EQ(shape.column_chains, 1u);
-      EXPECT_EQ(large.column_chains, 1u);
       // RGBA32F: two in its column pass at J <= 3 only (r = 16: 34.1 against
       // 34.8 µs for the best shape with one).
-      EXPECT_EQ(passes::FastStreamShapeFor(radius, true, false, columns).column_chains,
+      EXPECT_EQ(passes::FastStreamShapeFor(radius, true, columns).column_chains,
                 columns && blocks <= 3 ? 2u : 1u);
     }
     // Rows and columns were measured apart: they differ where the scan
     // found a shape better by about a microsecond or more for one axis.
     const passes::FastStreamShape rows = passes::FastStreamShapeFor(radius);
-    const passes::FastStreamShape cols = passes::FastStreamShapeFor(radius, false, false, true);
+    const passes::FastStreamShape cols = passes::FastStreamShapeFor(radius, false, true);
     const uint32_t blocks = 1 + (2 * radius + 15) / 16;
     const bool differ = rows.max_tiles != cols.max_tiles || rows.ahead != cols.ahead ||
                         rows.tiles_per_step != cols.tiles_per_step || rows.warps != cols.warps ||
@@ -211,17 +202,12 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
       ASSERT_EQ(p.prepared.steps.size(), 1u);
       const passes::StepKernel& k = p.prepared.steps[0];
       ASSERT_THAT(k.details, testing::HasSubstr("matrix units, streamed"));
-      // More than 2,800 subgroups (1,024 line groups here: from 3
-      // segments) with the first shape: the large-image one.
       // Rows one pixel long have their lines adjacent in memory, as a column
-      // pass's: they take the column shape.
+      // pass's: they take the column shape. Large or not (1,024 line groups
+      // here give more than 2,800 subgroups from 3 segments), the same.
       const bool adjacent = n == 1;
-      const passes::FastStreamShape first =
-          passes::FastStreamShapeFor(radius, false, false, adjacent);
+      const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius, false, adjacent);
       const uint32_t tiles16 = (n + 15) / 16;
-      const bool large = (tiles16 + first.max_tiles - 1) / first.max_tiles * 1024 > 2800;
-      const passes::FastStreamShape shape =
-          passes::FastStreamShapeFor(radius, false, large, adjacent);
       const uint32_t blocks = 1 + (2 * radius + 15) / 16;
       ASSERT_EQ(k.spec.values.size(), 10u);
       EXPECT_EQ(k.spec.values[9], shape.register_ring);
@@ -529,7 +515,6 @@ TEST(FastMatrixPlan, LinePathsWithoutMatrixUnitsOrForRgba32FUnlessAllowed) {
 TEST(FastMatrixPlan, Rgba32FStreamsInBandsWhenAllowedAndSaysItIsApproximate) {
   EXPECT_EQ(passes::FastStreamShapeFor(40, true).max_tiles, 12u);
   EXPECT_EQ(passes::FastStreamShapeFor(40).max_tiles, 20u);
-  EXPECT_EQ(passes::FastStreamShapeFor(64, true, true).tiles_per_step, 2u);  // no large shape
   for (int radius : {9, 32, 40, 64, 112}) {
     SCOPED_TRACE(radius);
     BlurConfig config = Config(radius, PixelFormat::kRgba32F, MatrixCaps());
@@ -538,7 +523,7 @@ TEST(FastMatrixPlan, Rgba32FStreamsInBandsWhenAllowedAndSaysItIsApproximate) {
     ASSERT_EQ(p.prepared.steps.size(), 2u);
     for (bool columns : {false, true}) {
       const passes::StepKernel& k = p.prepared.steps[columns ? 1 : 0];
-      const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius, true, false, columns);
+      const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius, true, columns);
       const uint64_t ring = 1 + (2 * radius + 15) / 16 + shape.tiles_per_step - 1;
       const uint64_t bytes = shape.warps * ((ring * 16 * 6 + shape.tiles_per_step * 16 * 10) * 8);
       EXPECT_THAT(k.details, testing::HasSubstr("streamed"));
@@ -732,7 +717,7 @@ TEST(FastMatrixPlan, TemporaryInTilesWhereBothPassesStreamUpToRadius24) {
     EXPECT_EQ(p.plan.temp_extents[0].width, (c.width + 3) / 4 * 4);
     EXPECT_EQ(p.plan.temp_extents[0].height, (c.height + 15) / 16 * 16);
     const bool one_tile_a_step =
-        passes::FastStreamShapeFor(c.radius, false, false, false).tiles_per_step == 1;
+        passes::FastStreamShapeFor(c.radius, false, false).tiles_per_step == 1;
     EXPECT_EQ(rows.spec.values.at(8), one_tile_a_step ? 2u : 1u);
     EXPECT_EQ(columns.spec.values.at(8), 1u);
     EXPECT_THAT(rows.details, testing::HasSubstr("stores the temporary in tiles of 4 x 16 px"));
@@ -740,8 +725,8 @@ TEST(FastMatrixPlan, TemporaryInTilesWhereBothPassesStreamUpToRadius24) {
   }
   // r = 7, 8, 24 compute one tile per step along rows, r = 16 two: both
   // store mappings are planned above.
-  EXPECT_EQ(passes::FastStreamShapeFor(8, false, false, false).tiles_per_step, 1u);
-  EXPECT_EQ(passes::FastStreamShapeFor(16, false, false, false).tiles_per_step, 2u);
+  EXPECT_EQ(passes::FastStreamShapeFor(8, false, false).tiles_per_step, 1u);
+  EXPECT_EQ(passes::FastStreamShapeFor(16, false, false).tiles_per_step, 2u);
 
   BlurConfig allowed = Config(16, PixelFormat::kRgba32F, MatrixCaps());
   allowed.min_psnr_db = 50;  // both passes stream, in fp16 bands
@@ -782,7 +767,7 @@ TEST(FastMatrixPlan, BlocksInRegistersWhereTheTableSays) {
       SCOPED_TRACE(::testing::Message() << "r = " << radius << (columns ? " columns" : " rows"));
       const passes::StepKernel& k = p.prepared.steps[columns ? 1 : 0];
       const passes::FastStreamShape shape =
-          passes::FastStreamShapeFor(radius, false, false, columns);
+          passes::FastStreamShapeFor(radius, false, columns);
       EXPECT_EQ(k.spec.values.at(9), shape.register_ring);
       const uint64_t slots = shape.register_ring == 1
                                  ? shape.tiles_per_step
@@ -796,11 +781,11 @@ TEST(FastMatrixPlan, BlocksInRegistersWhereTheTableSays) {
     }
   }
   EXPECT_GE(rings, 4);  // rows and columns at r = 32 among them
-  EXPECT_EQ(passes::FastStreamShapeFor(32, false, false, false).register_ring, 1u);
-  EXPECT_EQ(passes::FastStreamShapeFor(32, false, false, true).register_ring, 1u);
-  EXPECT_EQ(passes::FastStreamShapeFor(64, false, false, false).register_ring, 1u);
-  EXPECT_EQ(passes::FastStreamShapeFor(96, false, false, false).register_ring, 0u);
-  EXPECT_EQ(passes::FastStreamShapeFor(96, false, false, true).register_ring, 0u);
+  EXPECT_EQ(passes::FastStreamShapeFor(32, false, false).register_ring, 1u);
+  EXPECT_EQ(passes::FastStreamShapeFor(32, false, true).register_ring, 1u);
+  EXPECT_EQ(passes::FastStreamShapeFor(64, false, false).register_ring, 1u);
+  EXPECT_EQ(passes::FastStreamShapeFor(96, false, false).register_ring, 0u);
+  EXPECT_EQ(passes::FastStreamShapeFor(96, false, true).register_ring, 0u);
   BlurConfig allowed = Config(32, PixelFormat::kRgba32F, MatrixCaps());
   allowed.min_psnr_db = 50;
   for (const passes::StepKernel& k : PlanFast(allowed).prepared.steps) {
