@@ -217,12 +217,12 @@ uint64_t LineWeightBytes(uint64_t radius) {
 
 // Shared pixels of a column tile: kColumnTileGroup / `columns` runs of
 // kFastOutputs rows, the halo rounded up to whole runs, one empty row after
-// every 8 (the shader's Padded()), rounded up to whole 8-pixel rows of the
-// shader's array.
+// every kFastOutputs (the shader's Padded()), rounded up to whole rows of
+// kFastOutputs pixels of the shader's array.
 uint32_t ColumnTilePixels(uint32_t columns, uint32_t radius) {
   const uint32_t rows = kColumnTileGroup / columns * kFastOutputs +
                         DivideRoundingUp(2 * radius, kFastOutputs) * kFastOutputs;
-  return DivideRoundingUp((rows + DivideRoundingUp(rows, 8)) * columns, kFastOutputs) *
+  return DivideRoundingUp((rows + DivideRoundingUp(rows, kFastOutputs)) * columns, kFastOutputs) *
          kFastOutputs;
 }
 
@@ -550,11 +550,10 @@ constexpr uint32_t kTiledTempMaxBlocks = 4;
 constexpr size_t kStreamSpecTemp = 8;  // the streamed kernel's spec value for the temporary
 
 // SetFastTiledTempMaxBlocks's bound (benchmarks only).
-absl::Mutex tiled_temp_mu;
-std::optional<uint32_t> tiled_temp_override ABSL_GUARDED_BY(tiled_temp_mu);
+std::optional<uint32_t> tiled_temp_override ABSL_GUARDED_BY(shape_override_mu);
 
 uint32_t TiledTempMaxBlocks() {
-  absl::MutexLock lock(&tiled_temp_mu);
+  absl::MutexLock lock(&shape_override_mu);
   return tiled_temp_override.value_or(kTiledTempMaxBlocks);
 }
 
@@ -947,7 +946,7 @@ void SetFastStreamShapeOverride(std::optional<FastStreamShape> shape) {
 }
 
 void SetFastTiledTempMaxBlocks(std::optional<uint32_t> blocks) {
-  absl::MutexLock lock(&tiled_temp_mu);
+  absl::MutexLock lock(&shape_override_mu);
   tiled_temp_override = blocks;
 }
 

@@ -100,10 +100,9 @@ shared vec4 weight_pad[kWeightVecs];
 // weights W(t0 − R − kOutputs + 1) .. W(t0 − R + kOutputs − 1), loaded once
 // (the same for every invocation: a broadcast) and reused for kOutputs²
 // multiply-adds. No weight index depends on a loop counter the compiler must
-// unroll. The block's pixels come GROUP at a time (a divisor of kOutputs):
-// LOAD stores window pixel t0 + u in v[u % GROUP] (a statement in the
-// macro's loop variable u).
-const int kGroup = 8;  // kOutputs is a multiple of 8 (fast.cc: 8)
+// unroll. The block's pixels come GROUP at a time (kOutputs: all before
+// their products, or 1: each just before its own): LOAD stores window pixel
+// t0 + u in v[u % GROUP] (a statement in the macro's loop variable u).
 #define PRODUCTS(t0, GROUP, LOAD)                                                      \
   {                                                                             \
     float w[2 * kOutputs];                                                      \
@@ -165,11 +164,11 @@ void main() {
     if (first >= int(pc.n)) return;
     tile_c = first - start;  // tile index of first − R
     tile_count = count;
-    // A block's pixels read from shared memory, 8 at a time, before their
+    // A block's pixels read from shared memory, all before their
     // products (H100, horizontal pass at r = 64: RGBA32F 87.6 -> 83.3 us,
     // RGBA16F 88.1 -> 76.5, against reading each just before its products).
     for (int t0 = 0; t0 < kOutputs + 2 * kRadius; t0 += kOutputs) {
-      PRODUCTS(t0, kGroup, v[u % kGroup] = FetchTile(t0 + u))
+      PRODUCTS(t0, kOutputs, v[u % kOutputs] = FetchTile(t0 + u))
     }
   } else if (kPath == 2) {
     const int start = int(gl_WorkGroupID.y) * kSpan;
@@ -203,7 +202,7 @@ void main() {
     if (line >= pc.lines || first >= int(pc.n)) return;
     base = line * pc.line_stride;
     for (int t0 = 0; t0 < kOutputs + 2 * kRadius; t0 += kOutputs) {
-      PRODUCTS(t0, kGroup, v[u % kGroup] = Unpack(tile[Padded(run * kOutputs + t0 + u, c)]))
+      PRODUCTS(t0, kOutputs, v[u % kOutputs] = Unpack(tile[Padded(run * kOutputs + t0 + u, c)]))
     }
   } else {
     barrier();  // the weights
