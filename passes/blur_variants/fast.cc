@@ -219,6 +219,12 @@ uint64_t LineWeightBytes(uint64_t radius) {
 // kFastOutputs rows, the halo rounded up to whole runs, one empty row after
 // every kFastOutputs (the shader's Padded()), rounded up to whole rows of
 // kFastOutputs pixels of the shader's array.
+// Row segments (the line kernel's path 0) of `capacity` pixels: the shader
+// keeps them in kFastOutputs rows of this many pixels, 4 more than a
+// multiple of 16 so that a subgroup's 32 consecutive pixels fall on
+// separate banks (the shader's kStride says why).
+uint32_t RowTileStride(uint32_t capacity) { return (capacity / kFastOutputs + 11) / 16 * 16 + 4; }
+
 uint32_t ColumnTilePixels(uint32_t columns, uint32_t radius) {
   const uint32_t rows = kColumnTileGroup / columns * kFastOutputs +
                         DivideRoundingUp(2 * radius, kFastOutputs) * kFastOutputs;
@@ -840,10 +846,15 @@ class FastBlur final : public BlurVariant {
       const uint32_t radius = static_cast<uint32_t>(config.radius);
       const uint32_t group = std::min(kFastRowGroup, config.caps.max_workgroup_invocations);
       const uint32_t need = group * kFastOutputs + 2 * radius;
-      if (a.layout.in_pixel_stride == 1 && need <= shared_pixels / kFastOutputs * kFastOutputs) {
-        // Radii share pipelines; the shader rounds up to whole 8-pixel rows.
-        const uint32_t capacity =
-            std::min((need + 63) / 64 * 64, shared_pixels / kFastOutputs * kFastOutputs);
+      // Radii share pipelines (capacities in steps of 64 pixels, a multiple
+      // of kFastOutputs as the shader needs), where the rows fit.
+      const uint32_t least = DivideRoundingUp(need, kFastOutputs) * kFastOutputs;
+      uint32_t capacity = (need + 63) / 64 * 64;
+      while (capacity > least && kFastOutputs * RowTileStride(capacity) > shared_pixels) {
+        capacity -= kFastOutputs;
+      }
+      if (a.layout.in_pixel_stride == 1 &&
+          kFastOutputs * RowTileStride(capacity) <= shared_pixels) {
         k.spec.values = {group, radius, 0, capacity, kFastOutputs, 1, config.border};
         k.groups_x = DivideRoundingUp(a.layout.n, group * kFastOutputs);
         k.groups_y = a.layout.lines;

@@ -49,11 +49,23 @@ layout(std430, binding = 2) readonly buffer WeightsBlock { float weights[]; };  
 
 // Segment pixel j is stored at (j mod 8)·kStride + j / 8: invocation i reads
 // pixel 8i + t, so a subgroup's reads land on consecutive words (no bank
-// conflicts) where the plain layout would put them 8 pixels apart.
-const int kStride = (kCapacity + kOutputs - 1) / kOutputs;
+// conflicts) where the plain layout would put them 8 pixels apart. On path
+// 0 kStride is 4 more than a multiple of 16 (RowTileStride on the host): a
+// subgroup that stages 32 consecutive pixels writes 8 rows of 4, and rows 4
+// entries apart in the banks take them in the fewest passes for 8- and
+// 16-byte pixels alike (a multiple of 16 put all 8 rows on the same banks).
+const int kStride = kPath == 0 ? (kCapacity / kOutputs + 11) / 16 * 16 + 4
+                               : (kCapacity + kOutputs - 1) / kOutputs;
 shared WORKING_PIXEL tile[kStride * kOutputs];
-// Staged pixels per invocation, at most (path 0).
+// Path 0 stages all kCapacity pixels (a multiple of kOutputs), zeros past
+// the segment's: the last block of a window reads up to 7 pixels past 2R
+// (under zero weights), and with every entry finite no read needs a bound,
+// so a block's addresses are one base plus constants (the bound and the
+// index arithmetic it forced were ~20% of the loop's instructions on the
+// H100). The padding columns of the layout are never read.
 const int kLoads = (kCapacity + int(gl_WorkGroupSize.x) - 1) / int(gl_WorkGroupSize.x);
+// Blocks of kOutputs window pixels per invocation: its window is kOutputs + 2R.
+const int kBlocks = (2 * kRadius + 2 * kOutputs - 1) / kOutputs;
 
 int Swizzle(int j) { return (j % kOutputs) * kStride + j / kOutputs; }
 
@@ -78,8 +90,6 @@ vec4 Unpack(WORKING_PIXEL p) {
 #endif
 }
 
-vec4 Tile(int j) { return Unpack(tile[Swizzle(j)]); }
-
 vec4 Direct(uint base, int i) {
   int j = BorderIndex(i, int(pc.n), uint(kBorder));
   return j < 0 ? vec4(0.0) : LOAD_PIXEL(src, base + uint(j) * pc.pixel_stride);
@@ -95,20 +105,21 @@ const int kWeightBase = kRadius + kPad + 3;
 const int kWeightVecs = (2 * (kRadius + kPad) + 1 + 3 + 3) / 4;
 shared vec4 weight_pad[kWeightVecs];
 
-// Window pixels t0 .. t0 + kOutputs − 1 against the kOutputs outputs:
+// Block b: window pixels t0 = b·kOutputs .. t0 + kOutputs − 1 against the
+// kOutputs outputs:
 // output j meets pixel t under tap t − R − j, so a block needs only the
 // weights W(t0 − R − kOutputs + 1) .. W(t0 − R + kOutputs − 1), loaded once
 // (the same for every invocation: a broadcast) and reused for kOutputs²
 // multiply-adds. No weight index depends on a loop counter the compiler must
 // unroll. The block's pixels come GROUP at a time (kOutputs: all before
 // their products, or 1: each just before its own): LOAD stores window pixel
-// t0 + u in v[u % GROUP] (a statement in the macro's loop variable u).
-#define PRODUCTS(t0, GROUP, LOAD)                                                      \
+// b·kOutputs + u in v[u % GROUP] (a statement in the macro's loop variable u).
+#define PRODUCTS(b, GROUP, LOAD)                                                \
   {                                                                             \
     float w[2 * kOutputs];                                                      \
-    const int e0 = (t0) + kOutputs + 4;                                         \
+    const int e4 = (b) * (kOutputs / 4) + (kOutputs + 4) / 4;                   \
     [[unroll]] for (int q = 0; q < kOutputs / 2; ++q) {                         \
-      const vec4 four = weight_pad[e0 / 4 + q];                                 \
+      const vec4 four = weight_pad[e4 + q];                                     \
       w[4 * q] = four.x;                                                        \
       w[4 * q + 1] = four.y;                                                    \
       w[4 * q + 2] = four.z;                                                    \
@@ -125,10 +136,8 @@ shared vec4 weight_pad[kWeightVecs];
     }                                                                           \
   }
 
-int tile_c, tile_count;
 uint line_base;
 int line_first;
-vec4 FetchTile(int t) { return Tile(min(tile_c + t, tile_count - 1)); }
 vec4 FetchDirect(int t) { return Direct(line_base, line_first - kRadius + t); }
 
 void main() {
@@ -157,19 +166,38 @@ void main() {
     }
     [[unroll]] for (int u = 0; u < kLoads; ++u) {
       const int j = int(gl_LocalInvocationIndex) + u * int(gl_WorkGroupSize.x);
-      if (j < count) tile[Swizzle(j)] = loaded[u];
+      if (j < kCapacity) tile[Swizzle(j)] = loaded[u];
     }
     barrier();
     first = start + int(gl_LocalInvocationIndex) * kOutputs;
-    if (first >= int(pc.n)) return;
-    tile_c = first - start;  // tile index of first − R
-    tile_count = count;
+    // Window pixel b·kOutputs + u of this invocation is segment pixel
+    // first − start + b·kOutputs + u, a multiple of kOutputs plus u: stored
+    // at u·kStride + (invocation + b) (Swizzle, spelled out so that the
+    // compiler needs no division).
+    const int row0 = int(gl_LocalInvocationIndex);
     // A block's pixels read from shared memory, all before their
     // products (H100, horizontal pass at r = 64: RGBA32F 87.6 -> 83.3 us,
     // RGBA16F 88.1 -> 76.5, against reading each just before its products).
-    for (int t0 = 0; t0 < kOutputs + 2 * kRadius; t0 += kOutputs) {
-      PRODUCTS(t0, kOutputs, v[u % kOutputs] = FetchTile(t0 + u))
+    // No early return: every invocation reaches the barriers below.
+    if (first < int(pc.n)) {
+      [[dont_unroll]] for (int b = 0; b < kBlocks; ++b) {
+        PRODUCTS(b, kOutputs, v[u % kOutputs] = Unpack(tile[u * kStride + row0 + b]))
+      }
     }
+    // The outputs leave through the tile: stored straight from registers,
+    // a subgroup's store would write one pixel in every kOutputs (32 pieces
+    // of memory); read back in segment order, it writes 32 consecutive
+    // pixels. Output j of this invocation is segment pixel 8·row0 + j.
+    barrier();
+    [[unroll]] for (int j = 0; j < kOutputs; ++j) {
+      STORE_PIXEL(tile, j * kStride + row0, acc[j]);
+    }
+    barrier();
+    [[unroll]] for (int u = 0; u < kOutputs; ++u) {
+      const int j = int(gl_LocalInvocationIndex) + u * int(gl_WorkGroupSize.x);
+      if (start + j < int(pc.n)) dst[base + uint(start + j) * pc.pixel_stride] = tile[Swizzle(j)];
+    }
+    return;
   } else if (kPath == 2) {
     const int start = int(gl_WorkGroupID.y) * kSpan;
     const int column0 = int(gl_WorkGroupID.x) * kColumns;
@@ -201,8 +229,13 @@ void main() {
     first = start + run * kOutputs;
     if (line >= pc.lines || first >= int(pc.n)) return;
     base = line * pc.line_stride;
-    for (int t0 = 0; t0 < kOutputs + 2 * kRadius; t0 += kOutputs) {
-      PRODUCTS(t0, kOutputs, v[u % kOutputs] = Unpack(tile[Padded(run * kOutputs + t0 + u, c)]))
+    // Row run·kOutputs + b·kOutputs + u sits at Padded(): (kOutputs + 1)
+    // rows per block, so block b starts (run + b)·(kOutputs + 1)·kColumns
+    // entries in, and pixel u a constant u·kColumns further.
+    const int entry0 = run * (kOutputs + 1) * kColumns + c;
+    [[dont_unroll]] for (int b = 0; b < kBlocks; ++b) {
+      PRODUCTS(b, kOutputs,
+               v[u % kOutputs] = Unpack(tile[entry0 + b * (kOutputs + 1) * kColumns + u * kColumns]))
     }
   } else {
     barrier();  // the weights
@@ -215,8 +248,8 @@ void main() {
     line_first = first;
     // Each pixel read just before its products: reading the next block's
     // ahead measured 3% faster in RGBA32F and 64% slower in RGBA16F.
-    for (int t0 = 0; t0 < kOutputs + 2 * kRadius; t0 += kOutputs) {
-      PRODUCTS(t0, 1, v[0] = FetchDirect(t0 + u))
+    for (int b = 0; b < kBlocks; ++b) {
+      PRODUCTS(b, 1, v[0] = FetchDirect(b * kOutputs + u))
     }
   }
   for (int j = 0; j < kOutputs; ++j) {
