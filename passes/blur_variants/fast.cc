@@ -215,16 +215,16 @@ uint64_t LineWeightBytes(uint64_t radius) {
   return (2 * (radius + 2 * kFastOutputs) + 1 + 3 + 3) / 4 * 16;
 }
 
-// Shared pixels of a column tile: kColumnTileGroup / `columns` runs of
-// kFastOutputs rows, the halo rounded up to whole runs, one empty row after
-// every kFastOutputs (the shader's Padded()), rounded up to whole rows of
-// kFastOutputs pixels of the shader's array.
 // Row segments (the line kernel's path 0) of `capacity` pixels: the shader
 // keeps them in kFastOutputs rows of this many pixels, 4 more than a
 // multiple of 16 so that a subgroup's 32 consecutive pixels fall on
 // separate banks (the shader's kStride says why).
 uint32_t RowTileStride(uint32_t capacity) { return (capacity / kFastOutputs + 11) / 16 * 16 + 4; }
 
+// Shared pixels of a column tile: kColumnTileGroup / `columns` runs of
+// kFastOutputs rows, the halo rounded up to whole runs, one empty row after
+// every kFastOutputs (the shader's Padded()), rounded up to whole rows of
+// kFastOutputs pixels of the shader's array.
 uint32_t ColumnTilePixels(uint32_t columns, uint32_t radius) {
   const uint32_t rows = kColumnTileGroup / columns * kFastOutputs +
                         DivideRoundingUp(2 * radius, kFastOutputs) * kFastOutputs;
