@@ -14,18 +14,18 @@ Hopper instructions (16 bytes each), which `nvdisasm --binary SM90` reads.
 NVIDIA, so the script says what it could not parse instead of guessing.)
 
 Usage (on the GPU machine, where nvdisasm and a zstd decoder are):
-  nv_cache_sass.py CACHE_DIR OUT_DIR [--arch SM90]
+  nv_cache_sass.py CACHE_DIR OUT_DIR [--arch SM90]   (nvdisasm's --binary name)
 Writes OUT_DIR/<binary size>-<n>.sass (disassembly) and OUT_DIR/summary.txt
 (per dump: size, instruction count, registers named, and the count of each
 opcode, FFMA, HMMA, LDS, LDG, BAR and the like).
 """
+import argparse
 import collections
 import os
 import re
 import shutil
 import struct
 import subprocess
-import sys
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
@@ -80,9 +80,14 @@ def summarize(text):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--arch")]
-    arch = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--arch=")), "SM90")
-    cache, out = args
+    parser = argparse.ArgumentParser(description="Disassemble the NVIDIA shader disk cache.")
+    parser.add_argument("cache")
+    parser.add_argument("out")
+    parser.add_argument("--arch", default="SM90")
+    args = parser.parse_args()
+    cache, out, arch = args.cache, args.out, args.arch
+    if shutil.which("nvdisasm") is None:
+        raise SystemExit("nvdisasm not found: run this on the GPU machine (CUDA's tools)")
     os.makedirs(out, exist_ok=True)
     lines = []
     seen = collections.Counter()
@@ -105,8 +110,9 @@ def main():
                 open(os.path.join(out, stem + ".sass"), "w").write(text)
                 count, regs, ops = summarize(dis.stdout)
                 top = " ".join("%s %d" % kv for kv in ops.most_common(16))
-                lines.append("%s: binary size %d, %d instructions, registers R0..R%d named; %s" %
-                             (stem, len(code), count, regs - 1, top))
+                named = "registers R0..R%d named" % (regs - 1) if regs else "no registers named"
+                lines.append("%s: binary size %d, %d instructions, %s; %s" %
+                             (stem, len(code), count, named, top))
     lines.sort(key=lambda l: int(l.split("-")[0]))
     open(os.path.join(out, "summary.txt"), "w").write("\n".join(lines) + "\n")
     print("\n".join(lines) if lines else "no machine code found under " + cache)
