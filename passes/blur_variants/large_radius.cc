@@ -250,7 +250,7 @@ bool boxes_only = false;
 void SetLargeRadiusBoxesOnly(bool value) { boxes_only = value; }
 
 RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, bool columns,
-                                          uint32_t extend, uint32_t pixel_bytes,
+                                          uint32_t extend, uint32_t margin, uint32_t pixel_bytes,
                                           uint32_t shared_bytes,
                                           uint32_t max_invocations, uint32_t subgroup_size) {
   RecursiveGeometry g;
@@ -269,7 +269,6 @@ RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, bool colum
   };
   const uint64_t chunk = DivideRoundingUp(round_up(domain), static_cast<uint32_t>(slots));
   const uint32_t most = std::min(1024u, max_invocations);
-  const uint32_t rounded = static_cast<uint32_t>(round_up(n));
   // Must match the shared arrays of gaussian_blur_recursive.comp: the strip
   // (room for one spare pixel per chunk) and two vec4 carries per line,
   // subgroup and direction.
@@ -283,22 +282,56 @@ RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, bool colum
   // multiprocessor and the last round of workgroups runs nearly alone; one
   // column alone reads 8- or 16-byte pieces of rows).
   const uint64_t widest = columns ? 2 : 1;
+  // The widest strip first; with the margins where they fit and cost no
+  // occupancy (RecursiveResidentWorkgroups), else without; the rounded
+  // capacity before the exact one.
   for (uint64_t l = widest; l >= 1; l /= 2) {
     if (l > 1 && l / 2 >= lines) continue;
     if (l * slots > most) continue;
-    for (const uint32_t capacity : {rounded, n}) {
-      const uint64_t need = bytes(l, capacity);
-      if (need > shared_bytes) continue;
-      g.threads = static_cast<uint32_t>(l * slots);
-      g.lines_per_group = static_cast<uint32_t>(l);
-      g.capacity = capacity;
-      g.chunks = static_cast<uint32_t>(slots);
-      g.chunk = static_cast<uint32_t>(chunk);
-      g.shared_bytes = static_cast<uint32_t>(need);
-      return g;
-    }
+    // The first capacity of the strip with margins m that fits, or 0.
+    const auto fitting = [&](uint64_t m) -> uint64_t {
+      const uint64_t stored = uint64_t{n} + 2 * m;
+      for (const uint64_t capacity : {round_up(stored), stored}) {
+        if (bytes(l, capacity) <= shared_bytes) return capacity;
+      }
+      return 0;
+    };
+    const uint64_t plain = fitting(0);
+    if (plain == 0) continue;
+    const uint32_t threads = static_cast<uint32_t>(l * slots);
+    const uint64_t margined = margin != 0 ? fitting(margin) : 0;
+    const bool use_margins =
+        margined != 0 &&
+        RecursiveResidentWorkgroups(bytes(l, margined), threads, pixel_bytes) >=
+            RecursiveResidentWorkgroups(bytes(l, plain), threads, pixel_bytes);
+    const uint64_t capacity = use_margins ? margined : plain;
+    g.threads = threads;
+    g.lines_per_group = static_cast<uint32_t>(l);
+    g.capacity = static_cast<uint32_t>(capacity);
+    g.chunks = static_cast<uint32_t>(slots);
+    g.chunk = static_cast<uint32_t>(chunk);
+    g.shared_bytes = static_cast<uint32_t>(bytes(l, capacity));
+    g.margin = use_margins ? margin : 0;
+    return g;
   }
   return g;
+}
+
+uint32_t RecursiveResidentWorkgroups(uint64_t shared_bytes, uint32_t threads,
+                                     uint32_t pixel_bytes) {
+  // The H100 driver's register counts for this kernel (86-94 an invocation
+  // in RGBA16F, 101-107 in RGBA32F), allocated in steps of 8, out of 64K
+  // registers a multiprocessor; and the shared memory its workgroups got
+  // there: 100 KB a multiprocessor, 1 KB of it reserved per workgroup (as
+  // CUDA documents for this architecture), reproduces every occupancy
+  // change measured (RGBA32F rows of 1920 px ran 3 workgroups of 33.0 KB
+  // at once, but 2 of 34.1 KB: 48.1 against 58.4 µs).
+  constexpr uint64_t kRegisters = 65536, kSharedPerMultiprocessor = 100 << 10,
+                     kReservedPerWorkgroup = 1 << 10;
+  const uint64_t per_invocation = pixel_bytes > 8 ? 112 : 96;
+  const uint64_t by_registers = kRegisters / (per_invocation * std::max(threads, 1u));
+  const uint64_t by_shared = kSharedPerMultiprocessor / (shared_bytes + kReservedPerWorkgroup);
+  return static_cast<uint32_t>(std::min(by_registers, by_shared));
 }
 
 double RecursiveRoundingPsnr(const RecursiveFit& fit, int radius, int n_max, bool both_axes) {
@@ -350,6 +383,7 @@ struct RecursivePush {
   uint32_t border;
   uint32_t radius;
   uint32_t extend;
+  uint32_t margin;
 };
 
 // The recursion's constants (vec2 each): p, q = p^(radius+1), c,
@@ -404,7 +438,8 @@ class LargeRadiusBlur final : public BlurVariant {
     std::vector<RecursiveGeometry> geometry;
     for (const AxisLayout& a : axes) {
       const RecursiveGeometry g = ChooseRecursiveGeometry(
-          a.n, a.lines, a.pixel_stride != 1, extend, pixel_bytes,
+          a.n, a.lines, a.pixel_stride != 1, extend,
+          extend + static_cast<uint32_t>(config.radius) + 1, pixel_bytes,
           config.caps.max_compute_shared_memory_bytes, config.caps.max_workgroup_invocations,
           config.caps.subgroup_size);
       if (g.lines_per_group == 0 || g.threads > config.caps.max_workgroup_size[0] ||
@@ -445,7 +480,8 @@ class LargeRadiusBlur final : public BlurVariant {
       k.layout = {a.n, a.lines, a.line_stride, a.pixel_stride, a.line_stride, a.pixel_stride};
       k.shader = kShaderRecursive;
       k.spec.values = {g.threads, g.lines_per_group, g.capacity, rows ? 0u : 1u,
-                       config.caps.subgroup_size, extend != 0 ? 1u : 0u, g.chunk};
+                       config.caps.subgroup_size, extend != 0 ? 1u : 0u, g.chunk,
+                       g.margin != 0 ? 1u : 0u};
       k.groups_x = DivideRoundingUp(a.lines, g.lines_per_group);
       k.segment = extend;  // the shader's pc.extend
       k.details = absl::StrCat(
@@ -453,7 +489,10 @@ class LargeRadiusBlur final : public BlurVariant {
           " per workgroup of ", g.threads, " (chunks of ", g.chunk, " px, ", g.chunks,
           " per line", extend ? absl::StrCat(", the line extended by ", extend, " px each side")
                               : std::string(),
-          "), lines in shared memory (", g.shared_bytes, " bytes); pole ",
+          "), lines in shared memory",
+          g.margin ? absl::StrCat(" with margins of ", g.margin, " px")
+                   : std::string(" without margins (reads checked)"),
+          " (", g.shared_bytes, " bytes); pole ",
           absl::StrFormat("%.6f%+.6fi", fit.pole.real(), fit.pole.imag()));
       prepared.steps.push_back(k);
     }
@@ -620,7 +659,10 @@ class LargeRadiusBlur final : public BlurVariant {
                                l.in_pixel_stride,
                                prepared.config.border,
                                static_cast<uint32_t>(prepared.config.radius),
-                               k.segment};
+                               k.segment,
+                               k.spec.values.at(7) != 0
+                                   ? k.segment + static_cast<uint32_t>(prepared.config.radius) + 1
+                                   : 0u};
       const gpu::ShaderCode recursive =
           WorkingShader(ctx.working_format(), "gaussian_blur_recursive", kGaussianBlurRecursiveF16,
                         kGaussianBlurRecursiveF32, 3, sizeof(RecursivePush));

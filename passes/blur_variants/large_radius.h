@@ -88,13 +88,19 @@ FusedGeometry ChooseFusedGeometry(uint32_t n, uint32_t lines, uint32_t shared_by
 struct RecursiveGeometry {
   uint32_t threads = 0;
   uint32_t lines_per_group = 0;
-  uint32_t capacity = 0;  // pixels per line in shared memory (rounded as for fused)
+  uint32_t capacity = 0;  // pixels per line in shared memory, margins included (rounded as for fused)
   uint32_t chunks = 0;    // per line, including the padding to whole subgroups
   // Pixels per chunk: the line (rounded up to kFusedCapacityStep) spread
   // evenly over the chunks, at most kRecursiveChunk, so the rounding bounds
   // that use kRecursiveChunk hold.
   uint32_t chunk = 0;
   uint32_t shared_bytes = 0;
+  // Pixels the strip holds beyond each end of the recursions' domain (the
+  // delayed reads' reach, filled through the border), so that no read in
+  // the sweeps needs a check: the requested margin where it fits and fewer
+  // workgroups would not run at once for it (RecursiveResidentWorkgroups),
+  // else 0.
+  uint32_t margin = 0;
 };
 constexpr uint32_t kRecursiveChunk = 16;  // the most pixels per chunk (the shader's kChunk)
 // Radii below this take the box stack, which is the exact kernel up to
@@ -104,9 +110,17 @@ constexpr int kRecursiveMinRadius = 8;
 // within a chunk) may grow a rounding error: |p|^-kRecursiveChunk.
 constexpr double kRecursiveMaxGrowth = 256;
 RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, bool columns,
-                                          uint32_t extend, uint32_t pixel_bytes,
+                                          uint32_t extend, uint32_t margin, uint32_t pixel_bytes,
                                           uint32_t shared_bytes,
                                           uint32_t max_invocations, uint32_t subgroup_size);
+
+// How many workgroups of the recursive kernel (`threads` invocations,
+// `shared_bytes` of shared memory, pixels of `pixel_bytes` in the strip) an
+// H100 multiprocessor runs at once, by its registers and shared memory as
+// measured (a model: other devices differ, and a wrong count only turns
+// the margins on or off).
+uint32_t RecursiveResidentWorkgroups(uint64_t shared_bytes, uint32_t threads,
+                                     uint32_t pixel_bytes);
 
 // Expected PSNR (dB, peak 1) of the recursion's fp32 rounding on lines of
 // up to n_max pixels with values in [0, 1]: each output carries the

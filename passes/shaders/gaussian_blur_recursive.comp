@@ -28,6 +28,8 @@
 // the recursions over the line extended by radius + 1 on each side
 // (pc.extend) from 0, reading the extension through BorderIndex, and drop
 // what lies outside from the delayed reads (the window is not yet full).
+// Where shared memory allows (kMargined), the strip holds what every read
+// beyond the line's ends would see, so the sweeps read it unchecked.
 // fp32 throughout; |p| < 1, so rounding errors fade instead of growing.
 #include "shader_interface.h"
 #include "working_format.glsl"
@@ -36,8 +38,8 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 0) const uint kThreads = 32;  // kLines × chunk slots per line
 layout(constant_id = 1) const uint kLines = 1;
-// Pixels per line the shared strip holds, >= pc.n (rounded up by the
-// planner so that lines of several lengths share a pipeline).
+// Pixels per line the shared strip holds, >= pc.n + 2·pc.margin (rounded
+// up by the planner so that lines of several lengths share a pipeline).
 layout(constant_id = 2) const uint kCapacity = 1;
 layout(constant_id = 3) const uint kColumns = 0;  // 1: lines are columns
 // The device's subgroup size; chunk slots per line are a multiple of it.
@@ -47,6 +49,13 @@ layout(constant_id = 4) const uint kSubgroupSize = 32;
 // except in delayed reads, which clamp their index (a pipeline without the
 // modulo arithmetic: smaller code, measured on the H100).
 layout(constant_id = 5) const uint kExtended = 0;
+// 1 where the strip also holds pc.margin pixels beyond each end of the
+// recursions' domain, filled at load time through the border (zeros where
+// the window is not yet full): every read in the sweeps is then a plain
+// shared-memory read, with no clamp, range check or border mapping. The
+// planner turns it off where the margins do not fit shared memory or would
+// let fewer workgroups run at once (RecursiveResidentWorkgroups).
+layout(constant_id = 7) const uint kMargined = 0;
 
 // Must match RecursivePush in passes/blur_variants/large_radius.cc.
 layout(push_constant) uniform Push {
@@ -57,6 +66,7 @@ layout(push_constant) uniform Push {
   uint border;
   uint radius;
   uint extend;  // pixels the recursions run beyond each end (mirror, wrap)
+  uint margin;   // kMargined: extend + radius + 1, else 0
 } pc;
 
 WORKING_BUFFER(0, readonly, src);
@@ -109,18 +119,28 @@ uint Slot(uint line, uint i) {
                         : line * kPadded + i + kSpare * (i / kChunk);
 }
 
-// Flat index f over the workgroup's kLines × n pixels, in memory order.
-// One row per workgroup (the planner's choice for rows) needs no division
-// by n: on the H100 the runtime division made the row kernel's load loop
-// ~34 instructions a pixel, and its store loop 36.
-void Locate(uint f, out uint line, out uint i) {
+// Flat index f over the workgroup's kLines lines of `length` pixels, in
+// memory order. One row per workgroup (the planner's choice for rows)
+// needs no division by the length: on the H100 the runtime division made
+// the row kernel's load loop ~34 instructions a pixel, and its store loop
+// 36.
+void Locate(uint f, uint length, out uint line, out uint i) {
   const bool one_row = kColumns == 0u && kLines == 1u;
-  line = one_row ? 0u : kColumns != 0u ? f % kLines : f / pc.n;
-  i = one_row ? f : kColumns != 0u ? f / kLines : f % pc.n;
+  line = one_row ? 0u : kColumns != 0u ? f % kLines : f / length;
+  i = one_row ? f : kColumns != 0u ? f / kLines : f % length;
+}
+
+// Where the strip's pixel i (any offset the sweeps read) comes from in
+// the line: its index there, or -1 for zero.
+int SourceIndex(int i) {
+  const int n = int(pc.n);
+  if (kExtended != 0u && (i < -int(pc.extend) || i >= n + int(pc.extend))) return -1;
+  return BorderIndex(i, n, pc.border);
 }
 
 // Pixel i (any offset) of the workgroup's line, through the border.
 vec4 X(uint line, int i) {
+  if (kMargined != 0u) return LOAD_PIXEL(strip, Slot(line, uint(i + int(pc.margin))));
   const int n = int(pc.n);
   if (kExtended == 0u) {
     // Clamp: the nearest pixel; zero: nothing.
@@ -134,7 +154,7 @@ vec4 X(uint line, int i) {
 // A delayed read: past the extended domain [lo, hi) the window is not yet
 // full and nothing leaves it.
 vec4 Delayed(uint line, int i, int lo, int hi) {
-  if (kExtended != 0u && (i < lo || i >= hi)) return vec4(0.0);
+  if (kMargined == 0u && kExtended != 0u && (i < lo || i >= hi)) return vec4(0.0);
   return X(line, i);
 }
 
@@ -150,6 +170,8 @@ void main() {
   // lanes.
   const uint t = gl_SubgroupID * kSubgroupSize + gl_SubgroupInvocationID;
   const uint first_line = gl_WorkGroupID.x * kLines;
+  // A constant 0 without margins, so that pipeline's code is as before.
+  const uint margin = kMargined != 0u ? pc.margin : 0u;
 
   // 1. Load the lines, kBatch loads in flight per invocation.
   const uint kBatch = 16u;
@@ -160,8 +182,8 @@ void main() {
     [[unroll]] for (uint u = 0u; u < kBatch; ++u) {
       const uint f = f0 + u * kThreads + t;
       uint line, i;
-      Locate(f, line, i);
-      at[u] = f < count && first_line + line < pc.lines ? Slot(line, i) : 0xffffffffu;
+      Locate(f, pc.n, line, i);
+      at[u] = f < count && first_line + line < pc.lines ? Slot(line, i + margin) : 0xffffffffu;
       if (at[u] != 0xffffffffu) v[u] = src[(first_line + line) * pc.line_stride + i * pc.pixel_stride];
     }
     [[unroll]] for (uint u = 0u; u < kBatch; ++u) {
@@ -169,6 +191,21 @@ void main() {
     }
   }
   barrier();
+  // The margins, from the line now in the strip (a short loop: mapping
+  // every load of the batch above through the border made the code 50%
+  // larger and the pass slower on the H100).
+  if (kMargined != 0u) {
+    const uint side = 2u * margin;  // margin pixels per line
+    [[dont_unroll]] for (uint f = t; f < kLines * side; f += kThreads) {
+      uint line, k;
+      Locate(f, side, line, k);
+      const int i = k < margin ? int(k) - int(margin) : int(pc.n + k - margin);
+      const int from = SourceIndex(i);
+      strip[Slot(line, uint(i + int(margin)))] =
+          from < 0 ? WORKING_PIXEL(0) : strip[Slot(line, uint(from) + margin)];
+    }
+    barrier();
+  }
 
   const uint line = t / kSlots;
   const uint chunk = t % kSlots;
@@ -284,14 +321,14 @@ void main() {
   barrier();  // every chunk has read the strip
   [[unroll]] for (int j = 0; j < int(kChunk); ++j) {
     const int i = start + j;
-    if (j < len && i >= 0 && i < n) strip[Slot(line, uint(i))] = result[j];
+    if (j < len && i >= 0 && i < n) strip[Slot(line, uint(i) + margin)] = result[j];
   }
   barrier();
   for (uint f = t; f < count; f += kThreads) {
     uint l, i;
-    Locate(f, l, i);
+    Locate(f, pc.n, l, i);
     if (first_line + l < pc.lines) {
-      dst[(first_line + l) * pc.line_stride + i * pc.pixel_stride] = strip[Slot(l, i)];
+      dst[(first_line + l) * pc.line_stride + i * pc.pixel_stride] = strip[Slot(l, i + margin)];
     }
   }
 }

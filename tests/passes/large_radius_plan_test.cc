@@ -87,14 +87,31 @@ TEST(LargeRadiusPlan, FullHdOnAnH100TakesTheRecursivePath) {
       EXPECT_TRUE(Recursive(h)) << h.details;
       EXPECT_TRUE(Recursive(v)) << v.details;
       // threads, lines per workgroup, capacity, columns, subgroup size,
-      // extended, pixels per chunk. Rows: 1920 px need 120 chunks of 16,
-      // so 128 slots; spread over them, 128 chunks of 15.
-      EXPECT_EQ(h.spec.values, (std::vector<uint32_t>{128, 1, 1920, 0, 32, 0, 15}));
+      // extended, pixels per chunk, margined. Rows: 1920 px need 120 chunks
+      // of 16, so 128 slots; spread over them, 128 chunks of 15. The strip
+      // holds radius + 1 more pixels at each end (rounded up to 64) where
+      // they fit 48 KB and cost no occupancy: RGBA16F rows up to r = 64
+      // (5 workgroups a multiprocessor by registers; 18.0 KB at r = 64,
+      // 21.6 KB at r = 256 allow only 4), never RGBA32F rows (3 workgroups
+      // of 33.0 KB without, 2 of 34.1 KB or more with).
+      const uint32_t margin = static_cast<uint32_t>(radius) + 1;
+      const auto capacity = [&](uint32_t n) { return (n + 2 * margin + 63) / 64 * 64; };
+      const bool rows_margined = working == PixelFormat::kRgba16F && radius <= 64;
+      EXPECT_EQ(h.spec.values,
+                (std::vector<uint32_t>{128, 1, rows_margined ? capacity(1920) : 1920, 0, 32, 0, 15,
+                                       rows_margined ? 1u : 0u}));
       EXPECT_EQ(h.groups_x, 1080u);
       // Columns: 1080 px need 68 chunks of 16, so 96 slots; spread over
-      // them, 90 chunks of 12; two columns per workgroup.
-      EXPECT_EQ(v.spec.values, (std::vector<uint32_t>{192, 2, 1088, 1, 32, 0, 12}));
+      // them, 90 chunks of 12; two columns per workgroup, with margins
+      // where they fit: up to r = 256 in RGBA16F (3 workgroups by
+      // registers either way), r = 64 in RGBA32F (2 by shared memory
+      // either way).
+      const bool margined = working == PixelFormat::kRgba16F ? radius <= 256 : radius <= 64;
+      EXPECT_EQ(v.spec.values,
+                (std::vector<uint32_t>{192, 2, margined ? capacity(1080) : 1088, 1, 32, 0, 12,
+                                       margined ? 1u : 0u}));
       EXPECT_EQ(v.groups_x, 960u);
+      EXPECT_THAT(v.details, HasSubstr(margined ? "with margins" : "without margins"));
       EXPECT_EQ(h.segment, 0u);  // no extension for clamp
       ASSERT_TRUE(p.prepared.accuracy.noise_psnr_db.has_value());
       EXPECT_GE(*p.prepared.accuracy.noise_psnr_db, radius >= 16 ? 80.0 : 70.0);
@@ -115,8 +132,10 @@ TEST(LargeRadiusPlan, MirrorAndWrapExtendTheLine) {
     EXPECT_TRUE(Recursive(h)) << h.details;
     EXPECT_EQ(h.segment, 65u);
     // (1920 + 130) / 16 -> 129 chunks, padded to 160; 2050 rounded up to
-    // 2112 spread over them: chunks of 14.
-    EXPECT_EQ(h.spec.values, (std::vector<uint32_t>{160, 1, 1920, 0, 32, 1, 14}));
+    // 2112 spread over them: chunks of 14. The strip holds 130 px more
+    // at each end (the delayed reads reach 65 past the extension):
+    // 1920 + 260 rounded up to 2240.
+    EXPECT_EQ(h.spec.values, (std::vector<uint32_t>{160, 1, 2240, 0, 32, 1, 14, 1}));
     EXPECT_THAT(h.details, HasSubstr("extended by 65 px"));
   }
 }
@@ -156,41 +175,66 @@ TEST(LargeRadiusPlan, RecursiveGeometryCoversEveryPixelWithinTheSharedMemory) {
     for (uint32_t shared : {16u << 10, 48u << 10, 64u << 10}) {
       for (uint32_t invocations : {256u, 1024u}) {
         for (uint32_t extend : {0u, 65u, 1025u}) {
-          for (bool columns : {false, true}) {
-            for (uint32_t bytes : {8u, 16u}) {
-              for (uint32_t n = 1; n <= 9000; n += (n < 40 ? 1 : 97)) {
-                SCOPED_TRACE(absl::StrCat("n ", n, " shared ", shared, " invocations ",
-                                          invocations, " subgroup ", subgroup, " extend ", extend,
-                                          columns ? " columns" : " rows", " bytes ", bytes));
-                const passes::RecursiveGeometry g = passes::ChooseRecursiveGeometry(
-                    n, 1080, columns, extend, bytes, shared, invocations, subgroup);
-                const uint64_t chunks =
-                    (uint64_t{n} + 2 * extend + passes::kRecursiveChunk - 1) /
-                    passes::kRecursiveChunk;
-                const uint64_t slots = (chunks + subgroup - 1) / subgroup * subgroup;
-                // The domain rounded up to 64 spread evenly.
-                const uint64_t domain = uint64_t{n} + 2 * extend;
-                const uint64_t rounded = (domain + 63) / 64 * 64;
-                const uint64_t chunk = (rounded + slots - 1) / slots;
-                const uint64_t one_line =
-                    (uint64_t{n} + n / chunk + 1) * bytes + 64 * (slots / subgroup);
-                if (g.lines_per_group == 0) {
-                  EXPECT_TRUE(one_line > shared || slots > invocations);
-                  continue;
+          for (uint32_t margin : {0u, extend + 65u, extend + 1025u}) {
+            for (bool columns : {false, true}) {
+              for (uint32_t bytes : {8u, 16u}) {
+                for (uint32_t n = 1; n <= 9000; n += (n < 40 ? 1 : 97)) {
+                  SCOPED_TRACE(absl::StrCat("n ", n, " shared ", shared, " invocations ",
+                                            invocations, " subgroup ", subgroup, " extend ", extend,
+                                            " margin ", margin, columns ? " columns" : " rows",
+                                            " bytes ", bytes));
+                  const passes::RecursiveGeometry g = passes::ChooseRecursiveGeometry(
+                      n, 1080, columns, extend, margin, bytes, shared, invocations, subgroup);
+                  const uint64_t chunks =
+                      (uint64_t{n} + 2 * extend + passes::kRecursiveChunk - 1) /
+                      passes::kRecursiveChunk;
+                  const uint64_t slots = (chunks + subgroup - 1) / subgroup * subgroup;
+                  // The domain rounded up to 64 spread evenly.
+                  const uint64_t domain = uint64_t{n} + 2 * extend;
+                  const uint64_t rounded = (domain + 63) / 64 * 64;
+                  const uint64_t chunk = (rounded + slots - 1) / slots;
+                  // `lines` strips of `stored` pixels and their carries.
+                  const auto strips = [&](uint64_t lines, uint64_t stored) {
+                    return lines * ((stored + stored / chunk + 1) * bytes + 64 * (slots / subgroup));
+                  };
+                  if (g.lines_per_group == 0) {
+                    EXPECT_TRUE(strips(1, n) > shared || slots > invocations);
+                    continue;
+                  }
+                  // The margins wherever the strips hold them and as many
+                  // workgroups run at once with them as without, else none.
+                  const uint32_t l = g.lines_per_group;
+                  const auto capacity = [&](uint64_t stored) {
+                    const uint64_t up = (stored + 63) / 64 * 64;
+                    return strips(l, up) <= shared ? up : stored;
+                  };
+                  const auto resident = [&](uint64_t stored) {
+                    return passes::RecursiveResidentWorkgroups(strips(l, capacity(stored)),
+                                                               g.threads, bytes);
+                  };
+                  const uint64_t wanted = uint64_t{n} + 2 * margin;
+                  if (g.margin == 0) {
+                    EXPECT_TRUE(margin == 0 || strips(l, wanted) > shared ||
+                                resident(wanted) < resident(n));
+                  } else {
+                    EXPECT_EQ(g.margin, margin);
+                    EXPECT_GE(resident(wanted), resident(n));
+                  }
+                  const uint64_t stored = uint64_t{n} + 2 * g.margin;
+                  EXPECT_EQ(g.chunks, slots);
+                  // Every pixel of the extended line in a chunk, no chunk longer
+                  // than the rounding bounds assume, spread evenly (no whole
+                  // chunk left idle).
+                  EXPECT_LE(g.chunk, passes::kRecursiveChunk);
+                  EXPECT_GE(uint64_t{g.chunk} * slots, domain);
+                  EXPECT_LT(uint64_t{g.chunk - 1} * slots, rounded);
+                  EXPECT_EQ(g.threads, g.lines_per_group * g.chunks);
+                  EXPECT_LE(g.threads, invocations);
+                  EXPECT_LE(g.shared_bytes, shared);
+                  EXPECT_LE(g.lines_per_group, columns ? 2u : 1u);
+                  EXPECT_GE(g.capacity, stored);
+                  EXPECT_LT(g.capacity, stored + passes::kFusedCapacityStep);
                 }
-                EXPECT_EQ(g.chunks, slots);
-                // Every pixel of the extended line in a chunk, no chunk longer
-                // than the rounding bounds assume, spread evenly (no whole
-                // chunk left idle).
-                EXPECT_LE(g.chunk, passes::kRecursiveChunk);
-                EXPECT_GE(uint64_t{g.chunk} * slots, domain);
-                EXPECT_LT(uint64_t{g.chunk - 1} * slots, rounded);
-                EXPECT_EQ(g.threads, g.lines_per_group * g.chunks);
-                EXPECT_LE(g.threads, invocations);
-                EXPECT_LE(g.shared_bytes, shared);
-                EXPECT_LE(g.lines_per_group, columns ? 2u : 1u);
-                EXPECT_GE(g.capacity, n);
-                EXPECT_LT(g.capacity, n + passes::kFusedCapacityStep);
               }
             }
           }
@@ -198,12 +242,28 @@ TEST(LargeRadiusPlan, RecursiveGeometryCoversEveryPixelWithinTheSharedMemory) {
       }
     }
   }
-  EXPECT_EQ(passes::ChooseRecursiveGeometry(1920, 1080, false, 0, 8, 48 << 10, 1024, 0)
+  EXPECT_EQ(passes::ChooseRecursiveGeometry(1920, 1080, false, 0, 65, 8, 48 << 10, 1024, 0)
                 .lines_per_group,
             0u);
-  EXPECT_EQ(passes::ChooseRecursiveGeometry(1920, 1080, false, 0, 8, 48 << 10, 1024, 24)
+  EXPECT_EQ(passes::ChooseRecursiveGeometry(1920, 1080, false, 0, 65, 8, 48 << 10, 1024, 24)
                 .lines_per_group,
             0u);
+}
+
+// The occupancy model against what the H100 ran (see its comment).
+TEST(LargeRadiusPlan, ResidentWorkgroupsAsMeasuredOnTheH100) {
+  // RGBA16F rows of 128 invocations: 5 by registers, fewer once the strip
+  // passes 20 KB.
+  EXPECT_EQ(passes::RecursiveResidentWorkgroups(16 << 10, 128, 8), 5u);
+  EXPECT_EQ(passes::RecursiveResidentWorkgroups(18 << 10, 128, 8), 5u);
+  EXPECT_EQ(passes::RecursiveResidentWorkgroups(21 << 10, 128, 8), 4u);
+  EXPECT_EQ(passes::RecursiveResidentWorkgroups(34 << 10, 128, 8), 2u);
+  // RGBA32F rows of 1920 px: 3 of 33.0 KB (no margins), 2 of 34.1 KB
+  // (margins of up to 31 px).
+  EXPECT_EQ(passes::RecursiveResidentWorkgroups(33040, 128, 16), 3u);
+  EXPECT_EQ(passes::RecursiveResidentWorkgroups(34128, 128, 16), 2u);
+  // Columns of 192 invocations: 3 by registers in RGBA16F.
+  EXPECT_EQ(passes::RecursiveResidentWorkgroups(28 << 10, 192, 8), 3u);
 }
 
 TEST(LargeRadiusPlan, FullHdOnAnH100FusesBothAxesWithoutTemporarySums) {
@@ -348,8 +408,8 @@ TEST(LargeRadiusPlan, NoSubgroupShufflesNoFusing) {
 TEST(LargeRadiusPlan, NearbySizesShareTheirPipelines) {
   {
     // The recursive path: lines whose chunks pad to the same number of
-    // subgroups (and whose capacities round alike).
-    BlurConfig a = Config(1901, 1030, 64, H100Caps()), b = Config(1920, 1088, 64, H100Caps());
+    // subgroups (and whose capacities, margins included, round alike).
+    BlurConfig a = Config(1901, 1030, 64, H100Caps()), b = Config(1918, 1086, 64, H100Caps());
     a.border = b.border = RGFX_BORDER_CLAMP;
     const Planned pa = Plan(a), pb = Plan(b);
     ASSERT_EQ(pa.prepared.steps.size(), 2u);

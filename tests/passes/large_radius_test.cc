@@ -60,6 +60,8 @@ struct Case {
   PixelFormat working = PixelFormat::kRgba16F;
   // The path each axis must take ("fused" or "two dispatches"); "" for any.
   std::string horizontal_path, vertical_path;
+  // Text each of those axes' step details must contain; "" for any.
+  std::string horizontal_detail, vertical_detail;
   double sigma() const { return radius / 2.0; }
   std::string Name() const {
     return absl::StrCat(variant, " ", width, "x", height, " r=", radius, " ", border, " ", axes,
@@ -114,14 +116,16 @@ Bytes Noise(int width, int height, std::mt19937& rng) {
 
 // Fails unless the axis `label` ran the path `path` (a prefix of the step's
 // details, see large_radius.cc).
+// and its details contain `detail`.
 void ExpectPath(const std::vector<std::string>& details, const std::string& label,
-                const std::string& path) {
-  if (path.empty()) return;
+                const std::string& path, const std::string& detail) {
+  if (path.empty() && detail.empty()) return;
   bool found = false;
   for (const std::string& d : details) {
     if (d.starts_with(label + ": ")) {
       found = true;
       EXPECT_TRUE(d.starts_with(label + ": " + path)) << d;
+      EXPECT_NE(d.find(detail), std::string::npos) << d;
     }
   }
   EXPECT_TRUE(found) << label << " step missing";
@@ -135,8 +139,12 @@ ImageD RunBlur(const Case& c, const Bytes& input) {
   for (const graph::CompiledPass& pass : run->compiled->passes) {
     if (pass.name != "blur") continue;
     const std::vector<std::string> details = passes::BlurStepDetails(pass.plan);
-    if (c.axes != "vertical") ExpectPath(details, "horizontal", c.horizontal_path);
-    if (c.axes != "horizontal") ExpectPath(details, "vertical", c.vertical_path);
+    if (c.axes != "vertical") {
+      ExpectPath(details, "horizontal", c.horizontal_path, c.horizontal_detail);
+    }
+    if (c.axes != "horizontal") {
+      ExpectPath(details, "vertical", c.vertical_path, c.vertical_detail);
+    }
   }
   return testing::DecodeClient(run->outputs[0], c.width, c.height, PixelFormat::kRgba32F);
 }
@@ -290,6 +298,30 @@ TEST_F(LargeRadiusRecursiveTest, MatchesItsRecursionOnRandomOddSizes) {
       c.horizontal_path = "recursive";
       c.vertical_path = "recursive";
       CheckAgainstRecursion(c, rng());
+    }
+  }
+}
+
+// Lines that fit shared memory but not with their margins (radius + 1
+// pixels more at each end, more for mirror and wrap) run the pipeline whose
+// reads clamp and check (the other tests' short lines hold margins).
+TEST_F(LargeRadiusRecursiveTest, LinesWhoseMarginsDoNotFitTakeCheckedReads) {
+  const uint32_t shared = testing::SharedGpu().device->caps().max_compute_shared_memory_bytes;
+  // RGBA32F: 16 bytes a pixel, plus one spare per chunk (at most 16 px).
+  const int row = static_cast<int>(shared * 0.7 / (16 * 17.0 / 15));
+  const int column = row / 2;  // two columns a workgroup
+  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
+  for (int b = 0; b < 4; ++b) {
+    for (const bool vertical : {false, true}) {
+      Case c;
+      c.width = vertical ? 45 : row | 1;
+      c.height = vertical ? column | 1 : 45;
+      c.radius = std::max(row, column) / 2;
+      c.border = borders[b];
+      c.working = PixelFormat::kRgba32F;
+      c.horizontal_path = c.vertical_path = "recursive";
+      (vertical ? c.vertical_detail : c.horizontal_detail) = "without margins";
+      CheckAgainstRecursion(c, 7000 + b * 2 + vertical);
     }
   }
 }
