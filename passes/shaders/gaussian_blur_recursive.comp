@@ -35,6 +35,42 @@
 #include "working_format.glsl"
 #include "border.glsl"
 
+// CHANNEL_PAIRS: each workgroup takes two of the four channels (the
+// lowest bit of gl_WorkGroupID.x: 0 for red and green, 1 for blue and
+// alpha), so a line needs half the shared memory: rows too long for whole
+// pixels still run here instead of through the box stack's two dispatches.
+// The two halves of a row go to neighbouring workgroups, which run at
+// about the same time: their reads share the cache, and their 8-byte (or
+// 4-byte) writes meet in it before a sector leaves for memory. Pix is the
+// arithmetic's type; StripPixel what the strip and the outputs hold.
+#ifdef CHANNEL_PAIRS
+#define Pix vec2
+#define LINE_GROUP (gl_WorkGroupID.x >> 1)
+#ifdef WORKING_F32
+#define StripPixel vec2
+#define TO_STRIP(value_) (value_)
+#define FROM_STRIP(stored_) (stored_)
+#define PAIR_OF(pixel_) ((gl_WorkGroupID.x & 1u) == 0u ? (pixel_).xy : (pixel_).zw)
+#else
+#define StripPixel uint
+#define TO_STRIP(value_) packHalf2x16(value_)
+#define FROM_STRIP(stored_) unpackHalf2x16(stored_)
+#define PAIR_OF(pixel_) ((gl_WorkGroupID.x & 1u) == 0u ? (pixel_).x : (pixel_).y)
+#endif
+#else
+#define Pix vec4
+#define LINE_GROUP gl_WorkGroupID.x
+#define StripPixel WORKING_PIXEL
+#ifdef WORKING_F32
+#define TO_STRIP(value_) (value_)
+#define FROM_STRIP(stored_) (stored_)
+#else
+#define TO_STRIP(value_) uvec2(packHalf2x16((value_).xy), packHalf2x16((value_).zw))
+#define FROM_STRIP(stored_) vec4(unpackHalf2x16((stored_).x), unpackHalf2x16((stored_).y))
+#endif
+#define PAIR_OF(pixel_) (pixel_)
+#endif
+
 layout(local_size_x_id = 0) in;
 layout(constant_id = 0) const uint kThreads = 32;  // kLines × chunk slots per line
 layout(constant_id = 1) const uint kLines = 1;
@@ -88,15 +124,15 @@ const uint kGroups = kSlots / kSubgroupSize;    // subgroups per line
 const uint kSpare = (kChunk & 1u) == 0u ? 1u : 0u;
 const uint kPadded = kCapacity + kCapacity / kChunk + 1u;  // per line; must match the planner
 
-shared WORKING_PIXEL strip[kLines * kPadded];
+shared StripPixel strip[kLines * kPadded];
 // Per direction, line and subgroup: its total, then the state entering it.
-shared vec4 carry_re[2u * kLines * kGroups];
-shared vec4 carry_im[2u * kLines * kGroups];
+shared Pix carry_re[2u * kLines * kGroups];
+shared Pix carry_im[2u * kLines * kGroups];
 
 // Four channels of a complex state.
 struct C4 {
-  vec4 re;
-  vec4 im;
+  Pix re;
+  Pix im;
 };
 
 vec2 Mul(vec2 a, vec2 b) { return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
@@ -139,28 +175,28 @@ int SourceIndex(int i) {
 }
 
 // Pixel i (any offset) of the workgroup's line, through the border.
-vec4 X(uint line, int i) {
-  if (kMargined != 0u) return LOAD_PIXEL(strip, Slot(line, uint(i + int(pc.margin))));
+Pix X(uint line, int i) {
+  if (kMargined != 0u) return FROM_STRIP(strip[Slot(line, uint(i + int(pc.margin)))]);
   const int n = int(pc.n);
   if (kExtended == 0u) {
     // Clamp: the nearest pixel; zero: nothing.
-    const vec4 v = LOAD_PIXEL(strip, Slot(line, uint(clamp(i, 0, n - 1))));
-    return pc.border == RGFX_BORDER_ZERO && (i < 0 || i >= n) ? vec4(0.0) : v;
+    const Pix v = FROM_STRIP(strip[Slot(line, uint(clamp(i, 0, n - 1)))]);
+    return pc.border == RGFX_BORDER_ZERO && (i < 0 || i >= n) ? Pix(0.0) : v;
   }
   const int j = BorderIndex(i, n, pc.border);
-  return j < 0 ? vec4(0.0) : LOAD_PIXEL(strip, Slot(line, uint(j)));
+  return j < 0 ? Pix(0.0) : FROM_STRIP(strip[Slot(line, uint(j))]);
 }
 
 // A delayed read: past the extended domain [lo, hi) the window is not yet
 // full and nothing leaves it.
-vec4 Delayed(uint line, int i, int lo, int hi) {
-  if (kMargined == 0u && kExtended != 0u && (i < lo || i >= hi)) return vec4(0.0);
+Pix Delayed(uint line, int i, int lo, int hi) {
+  if (kMargined == 0u && kExtended != 0u && (i < lo || i >= hi)) return Pix(0.0);
   return X(line, i);
 }
 
 // z ← p·z + x − q·x_delayed.
-void Step(inout C4 z, vec2 p, vec2 q, vec4 x, vec4 delayed) {
-  const vec4 re = p.x * z.re - p.y * z.im + x - q.x * delayed;
+void Step(inout C4 z, vec2 p, vec2 q, Pix x, Pix delayed) {
+  const Pix re = p.x * z.re - p.y * z.im + x - q.x * delayed;
   z.im = p.x * z.im + p.y * z.re - q.y * delayed;
   z.re = re;
 }
@@ -169,7 +205,7 @@ void main() {
   // Numbered by subgroup and lane, so that a line's chunks are consecutive
   // lanes.
   const uint t = gl_SubgroupID * kSubgroupSize + gl_SubgroupInvocationID;
-  const uint first_line = gl_WorkGroupID.x * kLines;
+  const uint first_line = LINE_GROUP * kLines;
   // A constant 0 without margins, so that pipeline's code is as before.
   const uint margin = kMargined != 0u ? pc.margin : 0u;
 
@@ -177,14 +213,16 @@ void main() {
   const uint kBatch = 16u;
   const uint count = kLines * pc.n;
   for (uint f0 = 0u; f0 < count; f0 += kBatch * kThreads) {
-    WORKING_PIXEL v[kBatch];
+    StripPixel v[kBatch];
     uint at[kBatch];
     [[unroll]] for (uint u = 0u; u < kBatch; ++u) {
       const uint f = f0 + u * kThreads + t;
       uint line, i;
       Locate(f, pc.n, line, i);
       at[u] = f < count && first_line + line < pc.lines ? Slot(line, i + margin) : 0xffffffffu;
-      if (at[u] != 0xffffffffu) v[u] = src[(first_line + line) * pc.line_stride + i * pc.pixel_stride];
+      if (at[u] != 0xffffffffu) {
+        v[u] = PAIR_OF(src[(first_line + line) * pc.line_stride + i * pc.pixel_stride]);
+      }
     }
     [[unroll]] for (uint u = 0u; u < kBatch; ++u) {
       if (at[u] != 0xffffffffu) strip[at[u]] = v[u];
@@ -202,7 +240,7 @@ void main() {
       const int i = k < margin ? int(k) - int(margin) : int(pc.n + k - margin);
       const int from = SourceIndex(i);
       strip[Slot(line, uint(i + int(margin)))] =
-          from < 0 ? WORKING_PIXEL(0) : strip[Slot(line, uint(from) + margin)];
+          from < 0 ? StripPixel(0) : strip[Slot(line, uint(from) + margin)];
     }
     barrier();
   }
@@ -219,7 +257,7 @@ void main() {
   const int r1 = int(pc.radius) + 1;
   const vec2 p = recursion[0], q = recursion[1], c = recursion[2], sum_p = recursion[3];
   const float center = recursion[4].x;
-  const C4 zero = C4(vec4(0.0), vec4(0.0));
+  const C4 zero = C4(Pix(0.0), Pix(0.0));
 
   // 2. Through the chunk from zero states.
   C4 z = zero, w = zero;
@@ -228,9 +266,9 @@ void main() {
   // loops made the pipeline ~300 KB of code.
   [[dont_unroll]] for (int j = 0; j < len; ++j) {
     const int i = start + j;
-    const vec4 x = X(line, i);
+    const Pix x = X(line, i);
     Step(z, p, q, x, Delayed(line, i - r1, lo, hi));
-    const vec4 ahead = Delayed(line, i + r1, lo, hi);
+    const Pix ahead = Delayed(line, i + r1, lo, hi);
     const vec2 pq = Mul(pj, q);
     w.re += pj.x * x - pq.x * ahead;
     w.im += pj.y * x - pq.y * ahead;
@@ -239,7 +277,7 @@ void main() {
   // The states entering the line's ends, folded into its end chunks.
   C4 left = zero, right = zero;
   if (pc.border == RGFX_BORDER_CLAMP) {
-    const vec4 first = X(line, 0), last = X(line, n - 1);
+    const Pix first = X(line, 0), last = X(line, n - 1);
     left = C4(sum_p.x * first, sum_p.y * first);
     right = C4(sum_p.x * last, sum_p.y * last);
   }
@@ -303,17 +341,17 @@ void main() {
   // here and needs no second array of outputs.
   // The outputs wait here in the working format (RGBA16F: packed, half the
   // registers; they are rounded to it when stored anyway).
-  WORKING_PIXEL result[kChunk];
+  StripPixel result[kChunk];
   C4 a = w;
   const vec2 inverse = recursion[5];
   [[unroll]] for (int j = 0; j < int(kChunk); ++j) {
     if (j < len) {
       const int i = start + j;
-      const vec4 x = X(line, i);
+      const Pix x = X(line, i);
       Step(before, p, q, x, Delayed(line, i - r1, lo, hi));
-      STORE_PIXEL(result, j, c.x * (before.re + a.re) - c.y * (before.im + a.im) + center * x);
-      const vec4 ahead = Delayed(line, i + r1, lo, hi);
-      const vec4 re = a.re - x + q.x * ahead, im = a.im + q.y * ahead;
+      result[j] = TO_STRIP(c.x * (before.re + a.re) - c.y * (before.im + a.im) + center * x);
+      const Pix ahead = Delayed(line, i + r1, lo, hi);
+      const Pix re = a.re - x + q.x * ahead, im = a.im + q.y * ahead;
       a.re = inverse.x * re - inverse.y * im;
       a.im = inverse.x * im + inverse.y * re;
     }
@@ -328,7 +366,18 @@ void main() {
     uint l, i;
     Locate(f, pc.n, l, i);
     if (first_line + l < pc.lines) {
-      dst[(first_line + l) * pc.line_stride + i * pc.pixel_stride] = strip[Slot(l, i + margin)];
+      const uint at = (first_line + l) * pc.line_stride + i * pc.pixel_stride;
+#ifdef CHANNEL_PAIRS
+#ifdef WORKING_F32
+      if ((gl_WorkGroupID.x & 1u) == 0u) dst[at].xy = strip[Slot(l, i + margin)];
+      else dst[at].zw = strip[Slot(l, i + margin)];
+#else
+      if ((gl_WorkGroupID.x & 1u) == 0u) dst[at].x = strip[Slot(l, i + margin)];
+      else dst[at].y = strip[Slot(l, i + margin)];
+#endif
+#else
+      dst[at] = strip[Slot(l, i + margin)];
+#endif
     }
   }
 }

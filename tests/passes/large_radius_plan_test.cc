@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -120,6 +121,50 @@ TEST(LargeRadiusPlan, FullHdOnAnH100TakesTheRecursivePath) {
   }
 }
 
+// Rows too long for whole pixels in shared memory run two channels a
+// workgroup (two neighbouring workgroups a row); columns never do.
+TEST(LargeRadiusPlan, LongLinesRunTwoChannelsAWorkgroup) {
+  const auto channel_pairs = [](const passes::StepKernel& k) {
+    return k.details.find("two channels") != std::string::npos;
+  };
+  struct Expect {
+    int width, height;
+    PixelFormat working;
+    bool rows_pairs, columns_pairs;
+  };
+  // RGBA32F: 1920 px = 33 KB fit whole, 3840 px = 66 KB do not; RGBA16F:
+  // 8000 px = 68 KB do not, 4000 = 34 KB do.
+  const Expect cases[] = {{1920, 1080, PixelFormat::kRgba32F, false, false},
+                          {3840, 2160, PixelFormat::kRgba32F, true, false},
+                          {8000, 300, PixelFormat::kRgba16F, true, false},
+                          {4000, 4000, PixelFormat::kRgba16F, false, false}};
+  for (const Expect& e : cases) {
+    SCOPED_TRACE(absl::StrCat(e.width, "x", e.height, " ",
+                              std::string(graph::PixelFormatName(e.working))));
+    BlurConfig config = Config(e.width, e.height, 64, H100Caps());
+    config.working = e.working;
+    const Planned p = Plan(config);
+    ASSERT_EQ(p.prepared.steps.size(), 2u);
+    const passes::StepKernel& h = p.prepared.steps[0];
+    const passes::StepKernel& v = p.prepared.steps[1];
+    EXPECT_TRUE(Recursive(h)) << h.details;
+    EXPECT_TRUE(Recursive(v)) << v.details;
+    EXPECT_EQ(channel_pairs(h), e.rows_pairs) << h.details;
+    EXPECT_EQ(channel_pairs(v), e.columns_pairs) << v.details;
+    EXPECT_EQ(h.groups_x, uint32_t(e.height) * (e.rows_pairs ? 2 : 1));
+  }
+  // Columns too long for whole pixels take the box stack (as every axis
+  // then does).
+  for (const auto& [width, height, working] :
+       {std::tuple{4096, 4096, PixelFormat::kRgba32F}, {8192, 8192, PixelFormat::kRgba16F}}) {
+    BlurConfig config = Config(width, height, 64, H100Caps());
+    config.working = working;
+    const Planned p = Plan(config);
+    ASSERT_FALSE(p.prepared.steps.empty());
+    for (const passes::StepKernel& k : p.prepared.steps) EXPECT_FALSE(Recursive(k)) << k.details;
+  }
+}
+
 // Mirror and wrap run the recursions over the line extended by radius + 1
 // on each side: more chunks, and the pipeline with the general border code.
 TEST(LargeRadiusPlan, MirrorAndWrapExtendTheLine) {
@@ -142,8 +187,8 @@ TEST(LargeRadiusPlan, MirrorAndWrapExtendTheLine) {
 
 // The box stack runs instead where the recursive path cannot or should
 // not: the box stack's exact kernels (radius < 8), no relative subgroup
-// shuffles, a line too long for shared memory (either axis: the pass takes
-// one method), a sigma so small that the backward recursion's rounding
+// shuffles, a line too long for shared memory even two channels at a time
+// (either axis: the pass takes one method), a sigma so small that the backward recursion's rounding
 // would grow past kRecursiveMaxGrowth, and while SetLargeRadiusBoxesOnly
 // holds.
 TEST(LargeRadiusPlan, TheBoxStackWhereTheRecursionCannotRun) {
@@ -159,8 +204,8 @@ TEST(LargeRadiusPlan, TheBoxStackWhereTheRecursionCannotRun) {
   gpu::DeviceCaps no_shuffles = H100Caps();
   no_shuffles.subgroup_shuffle_relative = false;
   EXPECT_TRUE(all_boxes(Plan(Config(1920, 1080, 64, no_shuffles))));
-  EXPECT_TRUE(all_boxes(Plan(Config(8000, 300, 64, H100Caps()))));
-  EXPECT_FALSE(all_boxes(Plan(Config(8000, 300, 64, H100Caps(), "vertical"))));
+  EXPECT_TRUE(all_boxes(Plan(Config(14000, 300, 64, H100Caps()))));
+  EXPECT_FALSE(all_boxes(Plan(Config(14000, 300, 64, H100Caps(), "vertical"))));
   BlurConfig sharp = Config(1920, 1080, 64, H100Caps());
   sharp.sigma = 1.0;
   EXPECT_TRUE(all_boxes(Plan(sharp)));

@@ -326,6 +326,32 @@ TEST_F(LargeRadiusRecursiveTest, LinesWhoseMarginsDoNotFitTakeCheckedReads) {
   }
 }
 
+// Rows too long for whole pixels in shared memory run two channels a
+// workgroup (red and green, blue and alpha): every border, both formats,
+// one axis and both.
+TEST_F(LargeRadiusRecursiveTest, LongRowsRunTwoChannelsAWorkgroup) {
+  const uint32_t shared = testing::SharedGpu().device->caps().max_compute_shared_memory_bytes;
+  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
+  int count = 0;
+  for (int b = 0; b < 4; ++b) {
+    for (const PixelFormat working : {PixelFormat::kRgba16F, PixelFormat::kRgba32F}) {
+      // Whole pixels (8 or 16 bytes and a spare slot per chunk) take
+      // ~1.4x the shared memory, two channels ~0.7x.
+      const int pixel_bytes = working == PixelFormat::kRgba32F ? 16 : 8;
+      Case c;
+      c.width = (static_cast<int>(shared) * 4 / 3 / pixel_bytes) | 1;
+      c.height = 5 + 2 * b;
+      c.radius = 40;
+      c.border = borders[b];
+      c.working = working;
+      c.axes = count++ % 2 ? "both" : "horizontal";
+      c.horizontal_path = c.vertical_path = "recursive";
+      c.horizontal_detail = "two channels";
+      CheckAgainstRecursion(c, 7100 + count);
+    }
+  }
+}
+
 TEST_F(LargeRadiusRecursiveTest, ConstantImageStaysConstant) {
   CheckConstantImage({8, 200, 3000}, "recursive", 5e-5);
 }
