@@ -281,19 +281,29 @@ void main() {
     left = C4(sum_p.x * first, sum_p.y * first);
     right = C4(sum_p.x * last, sum_p.y * last);
   }
-  if (chunk == 0u) z = Add(z, Scale(Power(p, uint(len)), left));
-  if (chunk == chunks - 1u) w = Add(w, Scale(Power(p, uint(len)), right));
+  // pj is p^len now (the powers below come from the loops already run, not
+  // from Power's loop per invocation: its runtime exponents diverge).
+  if (chunk == 0u) z = Add(z, Scale(pj, left));
+  if (chunk == chunks - 1u) w = Add(w, Scale(pj, right));
 
   // 3. Scan within the subgroup: z over the chunks before (and including)
   // this one, w over those after; every chunk but the line's last is
   // kChunk long, and the last's length only enters through `right`.
+  // pd is chunk_power^d; to_lane gathers chunk_power^(lane + 1) from the
+  // lane's bits, from_lane chunk_power^(kSubgroupSize - lane) from the
+  // others (what the carries entering the subgroup need below).
   const vec2 chunk_power = Power(p, kChunk);
-  vec2 pd = chunk_power;
+  vec2 pd = chunk_power, to_lane = chunk_power, from_lane = chunk_power;
   [[unroll]] for (uint d = 1u; d < kSubgroupSize; d <<= 1) {
     const C4 before = C4(subgroupShuffleUp(z.re, d), subgroupShuffleUp(z.im, d));
     const C4 after = C4(subgroupShuffleDown(w.re, d), subgroupShuffleDown(w.im, d));
     if (lane >= d) z = Add(z, Scale(pd, before));
     if (lane + d < kSubgroupSize) w = Add(w, Scale(pd, after));
+    if ((lane & d) != 0u) {
+      to_lane = Mul(to_lane, pd);
+    } else {
+      from_lane = Mul(from_lane, pd);
+    }
     pd = Mul(pd, pd);
   }
   // Across the line's subgroups.
@@ -311,7 +321,7 @@ void main() {
   if (t < 2u * kLines) {
     const uint l = t >> 1;
     const bool from_right = (t & 1u) != 0u;
-    const vec2 group_power = Power(chunk_power, kSubgroupSize);
+    const vec2 group_power = pd;  // chunk_power^kSubgroupSize
     C4 carry = zero;
     for (uint k = 0u; k < kGroups; ++k) {
       const uint g = from_right ? kGroups - 1u - k : k;
@@ -325,8 +335,8 @@ void main() {
   barrier();
   const C4 causal_in = C4(carry_re[causal_at], carry_im[causal_at]);
   const C4 anti_in = C4(carry_re[anti_at], carry_im[anti_at]);
-  z = Add(z, Scale(Power(chunk_power, lane + 1u), causal_in));
-  w = Add(w, Scale(Power(chunk_power, kSubgroupSize - lane), anti_in));
+  z = Add(z, Scale(to_lane, causal_in));
+  w = Add(w, Scale(from_lane, anti_in));
   // z's state before this chunk: the previous chunk's (or the carry); w's
   // at its start is this chunk's own.
   C4 before = C4(subgroupShuffleUp(z.re, 1u), subgroupShuffleUp(z.im, 1u));
