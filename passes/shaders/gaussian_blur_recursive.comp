@@ -86,11 +86,12 @@ layout(constant_id = 4) const uint kSubgroupSize = 32;
 // modulo arithmetic: smaller code, measured on the H100).
 layout(constant_id = 5) const uint kExtended = 0;
 // 1 where the strip also holds pc.margin pixels beyond each end of the
-// recursions' domain, filled at load time through the border (zeros where
-// the window is not yet full): every read in the sweeps is then a plain
-// shared-memory read, with no clamp, range check or border mapping. The
-// planner turns it off where the margins do not fit shared memory or would
-// let fewer workgroups run at once (RecursiveResidentWorkgroups).
+// recursions' domain, filled after the load from the line in the strip
+// through the border (zeros where the window is not yet full): every read
+// in the sweeps is then a plain shared-memory read, with no clamp, range
+// check or border mapping. The planner turns it off where the margins do
+// not fit shared memory or would let fewer workgroups run at once
+// (RecursiveResidentWorkgroups).
 layout(constant_id = 7) const uint kMargined = 0;
 
 // Must match RecursivePush in passes/blur_variants/large_radius.cc.
