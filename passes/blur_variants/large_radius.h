@@ -3,7 +3,8 @@
 // - recursive (passes/blur_variants/recursive_fit.h): the half kernel as a
 //   damped cosine, a complex first-order recursion with a delayed
 //   subtraction that truncates it where the Gaussian is truncated; where a
-//   line fits shared memory and the device has subgroup shuffles.
+//   line fits shared memory (a row at least two channels at a time) and
+//   the device has subgroup shuffles.
 // - a stack of centred boxes, each box sum read from the line's prefix sums
 //   (any line length).
 // The plan takes the more accurate of the two where both can run. Their
