@@ -391,7 +391,6 @@ struct RecursivePush {
   uint32_t border;
   uint32_t radius;
   uint32_t extend;
-  uint32_t margin;
 };
 
 // The recursion's constants (vec2 each): p, q = p^(radius+1), c,
@@ -452,7 +451,7 @@ class LargeRadiusBlur final : public BlurVariant {
       const bool rows = a.pixel_stride == 1;
       for (const uint32_t bytes : {pixel_bytes, rows ? pixel_bytes / 2 : 0u}) {
         if (bytes == 0) break;
-        g = ChooseRecursiveGeometry(a.n, a.lines, a.pixel_stride != 1, extend,
+        g = ChooseRecursiveGeometry(a.n, a.lines, !rows, extend,
                                     extend + static_cast<uint32_t>(config.radius) + 1, bytes,
                                     config.caps.max_compute_shared_memory_bytes,
                                     config.caps.max_workgroup_invocations,
@@ -681,10 +680,7 @@ class LargeRadiusBlur final : public BlurVariant {
                                l.in_pixel_stride,
                                prepared.config.border,
                                static_cast<uint32_t>(prepared.config.radius),
-                               k.segment,
-                               k.spec.values.at(7) != 0
-                                   ? k.segment + static_cast<uint32_t>(prepared.config.radius) + 1
-                                   : 0u};
+                               k.segment};
       const gpu::ShaderCode recursive =
           k.shader == kShaderRecursivePairs
               ? WorkingShader(ctx.working_format(), "gaussian_blur_recursive_pairs",

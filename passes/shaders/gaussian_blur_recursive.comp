@@ -51,11 +51,17 @@
 #define TO_STRIP(value_) (value_)
 #define FROM_STRIP(stored_) (stored_)
 #define PAIR_OF(pixel_) ((gl_WorkGroupID.x & 1u) == 0u ? (pixel_).xy : (pixel_).zw)
+#define STORE_PAIR(buffer_, index_, value_) \
+  if ((gl_WorkGroupID.x & 1u) == 0u) buffer_[index_].xy = (value_); \
+  else buffer_[index_].zw = (value_)
 #else
 #define StripPixel uint
 #define TO_STRIP(value_) packHalf2x16(value_)
 #define FROM_STRIP(stored_) unpackHalf2x16(stored_)
 #define PAIR_OF(pixel_) ((gl_WorkGroupID.x & 1u) == 0u ? (pixel_).x : (pixel_).y)
+#define STORE_PAIR(buffer_, index_, value_) \
+  if ((gl_WorkGroupID.x & 1u) == 0u) buffer_[index_].x = (value_); \
+  else buffer_[index_].y = (value_)
 #endif
 #else
 #define Pix vec4
@@ -69,12 +75,13 @@
 #define FROM_STRIP(stored_) vec4(unpackHalf2x16((stored_).x), unpackHalf2x16((stored_).y))
 #endif
 #define PAIR_OF(pixel_) (pixel_)
+#define STORE_PAIR(buffer_, index_, value_) buffer_[index_] = (value_)
 #endif
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 0) const uint kThreads = 32;  // kLines × chunk slots per line
 layout(constant_id = 1) const uint kLines = 1;
-// Pixels per line the shared strip holds, >= pc.n + 2·pc.margin (rounded
+// Pixels per line the shared strip holds, >= pc.n + 2·Margin() (rounded
 // up by the planner so that lines of several lengths share a pipeline).
 layout(constant_id = 2) const uint kCapacity = 1;
 layout(constant_id = 3) const uint kColumns = 0;  // 1: lines are columns
@@ -85,7 +92,7 @@ layout(constant_id = 4) const uint kSubgroupSize = 32;
 // except in delayed reads, which clamp their index (a pipeline without the
 // modulo arithmetic: smaller code, measured on the H100).
 layout(constant_id = 5) const uint kExtended = 0;
-// 1 where the strip also holds pc.margin pixels beyond each end of the
+// 1 where the strip also holds Margin() pixels beyond each end of the
 // recursions' domain, filled after the load from the line in the strip
 // through the border (zeros where the window is not yet full): every read
 // in the sweeps is then a plain shared-memory read, with no clamp, range
@@ -103,8 +110,12 @@ layout(push_constant) uniform Push {
   uint border;
   uint radius;
   uint extend;  // pixels the recursions run beyond each end (mirror, wrap)
-  uint margin;   // kMargined: extend + radius + 1, else 0
 } pc;
+
+// Pixels the strip holds beyond each end of the recursions' domain: the
+// delayed reads' reach with margins, and a constant 0 without, so that
+// pipeline's code is as before.
+uint Margin() { return kMargined != 0u ? pc.extend + pc.radius + 1u : 0u; }
 
 WORKING_BUFFER(0, readonly, src);
 WORKING_BUFFER(1, writeonly, dst);
@@ -130,7 +141,7 @@ shared StripPixel strip[kLines * kPadded];
 shared Pix carry_re[2u * kLines * kGroups];
 shared Pix carry_im[2u * kLines * kGroups];
 
-// Four channels of a complex state.
+// The channels (four, or two with CHANNEL_PAIRS) of a complex state.
 struct C4 {
   Pix re;
   Pix im;
@@ -177,7 +188,7 @@ int SourceIndex(int i) {
 
 // Pixel i (any offset) of the workgroup's line, through the border.
 Pix X(uint line, int i) {
-  if (kMargined != 0u) return FROM_STRIP(strip[Slot(line, uint(i + int(pc.margin)))]);
+  if (kMargined != 0u) return FROM_STRIP(strip[Slot(line, uint(i + int(Margin())))]);
   const int n = int(pc.n);
   if (kExtended == 0u) {
     // Clamp: the nearest pixel; zero: nothing.
@@ -207,8 +218,7 @@ void main() {
   // lanes.
   const uint t = gl_SubgroupID * kSubgroupSize + gl_SubgroupInvocationID;
   const uint first_line = LINE_GROUP * kLines;
-  // A constant 0 without margins, so that pipeline's code is as before.
-  const uint margin = kMargined != 0u ? pc.margin : 0u;
+  const uint margin = Margin();
 
   // 1. Load the lines, kBatch loads in flight per invocation.
   const uint kBatch = 16u;
@@ -377,18 +387,8 @@ void main() {
     uint l, i;
     Locate(f, pc.n, l, i);
     if (first_line + l < pc.lines) {
-      const uint at = (first_line + l) * pc.line_stride + i * pc.pixel_stride;
-#ifdef CHANNEL_PAIRS
-#ifdef WORKING_F32
-      if ((gl_WorkGroupID.x & 1u) == 0u) dst[at].xy = strip[Slot(l, i + margin)];
-      else dst[at].zw = strip[Slot(l, i + margin)];
-#else
-      if ((gl_WorkGroupID.x & 1u) == 0u) dst[at].x = strip[Slot(l, i + margin)];
-      else dst[at].y = strip[Slot(l, i + margin)];
-#endif
-#else
-      dst[at] = strip[Slot(l, i + margin)];
-#endif
+      STORE_PAIR(dst, (first_line + l) * pc.line_stride + i * pc.pixel_stride,
+                 strip[Slot(l, i + margin)]);
     }
   }
 }
