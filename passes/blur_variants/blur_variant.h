@@ -66,6 +66,9 @@ struct StepKernel {
   std::string details;  // e.g. "workgroup 512, cache 1920 px (vec4)"
   int shader = 0;       // which of the variant's shaders, when it has several
   uint32_t segment = 0;  // kernels that walk segments of a line: their length
+  // Which of the plan's constant blobs the step reads (a plan may carry
+  // several: large_radius runs a different method per axis).
+  int constants = 0;
 };
 
 // Kept in PassPlan::prepared for Record and for whoever reports on the plan.

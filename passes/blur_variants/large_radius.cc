@@ -27,6 +27,7 @@
 #include <complex>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -151,18 +152,37 @@ BoxStack ChooseBoxStack(int radius, double sigma, int levels) {
   return stack;
 }
 
+namespace {
+
+// Σ m_k·a_k·b_k over taps 0..min length (m_0 = 1, else 2): the inner
+// product of the symmetric kernels whose halves a and b are.
+double HalfKernelDot(const std::vector<double>& a, const std::vector<double>& b) {
+  double dot = 0;
+  for (size_t k = 0; k < a.size() && k < b.size(); ++k) dot += (k == 0 ? 1 : 2) * a[k] * b[k];
+  return dot;
+}
+
+// Uniform noise in [0, 1] has variance 1/12: the error's mean square is
+// the error kernel's squared norm over 12.
+double NoisePsnr(double squared_norm) {
+  const double mse = std::max(squared_norm, 0.0) / 12.0;
+  return mse > 1e-30 ? -10.0 * std::log10(mse) : std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
+
 double KernelNoisePsnr(const std::vector<double>& a, const std::vector<double>& b,
                        bool both_axes) {
-  double aa = 0, ab = 0, bb = 0;
-  for (size_t k = 0; k < a.size() && k < b.size(); ++k) {
-    const double m = k == 0 ? 1 : 2;
-    aa += m * a[k] * a[k];
-    ab += m * a[k] * b[k];
-    bb += m * b[k] * b[k];
-  }
-  const double d2 = both_axes ? aa * aa - 2 * ab * ab + bb * bb : aa - 2 * ab + bb;
-  const double mse = std::max(d2, 0.0) / 12.0;
-  return mse > 1e-30 ? -10.0 * std::log10(mse) : std::numeric_limits<double>::infinity();
+  if (both_axes) return MixedKernelNoisePsnr(a, b, b);
+  return NoisePsnr(HalfKernelDot(a, a) - 2 * HalfKernelDot(a, b) + HalfKernelDot(b, b));
+}
+
+double MixedKernelNoisePsnr(const std::vector<double>& exact, const std::vector<double>& rows,
+                            const std::vector<double>& columns) {
+  // ‖g⊗g − r⊗c‖² = ‖g‖⁴ − 2⟨g, r⟩⟨g, c⟩ + ‖r‖²‖c‖².
+  const double gg = HalfKernelDot(exact, exact);
+  return NoisePsnr(gg * gg - 2 * HalfKernelDot(exact, rows) * HalfKernelDot(exact, columns) +
+                   HalfKernelDot(rows, rows) * HalfKernelDot(columns, columns));
 }
 
 double PrefixRoundingPsnr(const BoxStack& stack, int radius, int n_max, bool both_axes,
@@ -427,104 +447,151 @@ std::vector<AxisLayout> Axes(const BlurConfig& c) {
   return {rows, columns};
 }
 
-class LargeRadiusBlur final : public BlurVariant {
- private:
-  // The recursive path where it can run and is the more accurate; false
-  // (plan untouched) otherwise.
-  bool PlanRecursive(const BlurConfig& config, graph::PassPlan& plan,
-                     BlurPrepared& prepared) const {
-    if (boxes_only || config.radius < kRecursiveMinRadius ||
-        !config.caps.subgroup_shuffle_relative) {
+// One axis's method: the recursion where the axis can run it (and the
+// recursion is wanted at all), else the box stack, fused where the line's
+// sums fit shared memory, else in two dispatches.
+struct AxisMethod {
+  AxisLayout axis;
+  bool recursive = false;
+  RecursiveGeometry recursion;  // recursive
+  bool pairs = false;           // recursive, two channels a workgroup
+  FusedGeometry fused;          // box stack; lines_per_group 0: two dispatches
+  bool rows() const { return axis.pixel_stride == 1; }
+  bool two_dispatches() const { return !recursive && fused.lines_per_group == 0; }
+};
+
+// The recursive geometry for one axis: whole pixels where they fit, else,
+// for rows, two channels a workgroup (half the shared memory a pixel).
+// False where neither fits the device.
+bool PlanRecursiveAxis(const BlurConfig& config, uint32_t extend, AxisMethod& m) {
+  const AxisLayout& a = m.axis;
+  const uint32_t pixel_bytes = config.working == graph::PixelFormat::kRgba32F ? 16 : 8;
+  for (const uint32_t bytes : {pixel_bytes, m.rows() ? pixel_bytes / 2 : 0u}) {
+    if (bytes == 0) break;
+    const RecursiveGeometry g = ChooseRecursiveGeometry(
+        a.n, a.lines, !m.rows(), extend, extend + static_cast<uint32_t>(config.radius) + 1, bytes,
+        config.caps.max_compute_shared_memory_bytes, config.caps.max_workgroup_invocations,
+        config.caps.subgroup_size);
+    if (g.lines_per_group == 0) continue;
+    const bool pairs = bytes != pixel_bytes;
+    if (g.threads > config.caps.max_workgroup_size[0] ||
+        uint64_t{DivideRoundingUp(a.lines, g.lines_per_group)} * (pairs ? 2 : 1) >
+            config.caps.max_workgroup_count[0]) {
       return false;
     }
-    const bool extended =
-        config.border == RGFX_BORDER_MIRROR || config.border == RGFX_BORDER_WRAP;
-    const uint32_t extend = extended ? static_cast<uint32_t>(config.radius) + 1 : 0;
-    const uint32_t pixel_bytes = config.working == graph::PixelFormat::kRgba32F ? 16 : 8;
-    const auto axes = Axes(config);
-    std::vector<RecursiveGeometry> geometry;
-    std::vector<bool> pairs;
-    for (const AxisLayout& a : axes) {
-      // Whole pixels where they fit, else, for rows, two channels a
-      // workgroup (half the shared memory a pixel).
-      RecursiveGeometry g;
-      const bool rows = a.pixel_stride == 1;
-      for (const uint32_t bytes : {pixel_bytes, rows ? pixel_bytes / 2 : 0u}) {
-        if (bytes == 0) break;
-        g = ChooseRecursiveGeometry(a.n, a.lines, !rows, extend,
-                                    extend + static_cast<uint32_t>(config.radius) + 1, bytes,
-                                    config.caps.max_compute_shared_memory_bytes,
-                                    config.caps.max_workgroup_invocations,
-                                    config.caps.subgroup_size);
-        if (g.lines_per_group != 0) {
-          pairs.push_back(bytes != pixel_bytes);
-          break;
-        }
-      }
-      if (g.lines_per_group == 0 || g.threads > config.caps.max_workgroup_size[0] ||
-          uint64_t{DivideRoundingUp(a.lines, g.lines_per_group)} * (pairs.back() ? 2 : 1) >
-              config.caps.max_workgroup_count[0]) {
-        return false;
-      }
-      geometry.push_back(g);
+    m.recursive = true;
+    m.recursion = g;
+    m.pairs = pairs;
+    return true;
+  }
+  return false;
+}
+
+// The box stack's fused geometry for one axis (lines_per_group 0 where the
+// line's sums do not fit, or the device cannot run it: two dispatches).
+FusedGeometry PlanFusedAxis(const BlurConfig& config, const AxisLayout& a) {
+  FusedGeometry g = ChooseFusedGeometry(
+      a.n, a.lines, config.caps.max_compute_shared_memory_bytes,
+      config.caps.max_workgroup_invocations,
+      config.caps.subgroup_shuffle_relative ? config.caps.subgroup_size : 0);
+  if (g.lines_per_group != 0 &&
+      (g.threads > config.caps.max_workgroup_size[0] ||
+       DivideRoundingUp(a.lines, g.lines_per_group) > config.caps.max_workgroup_count[0])) {
+    g = {};
+  }
+  return g;
+}
+
+class LargeRadiusBlur final : public BlurVariant {
+ private:
+  // The recursion's fit where the plan may use it on any axis: the radius
+  // and device allow it, its backward pass's rounding growth is bounded,
+  // and its kernel is more accurate than the box stack's. Else nullopt.
+  static std::optional<RecursiveFit> WantedRecursion(const BlurConfig& config,
+                                                     const std::vector<double>& exact,
+                                                     const BoxStack& stack) {
+    if (boxes_only || config.radius < kRecursiveMinRadius ||
+        !config.caps.subgroup_shuffle_relative) {
+      return std::nullopt;
     }
-    const bool both = axes.size() == 2;
-    const std::vector<double> exact = GaussianWeights(config.radius, config.sigma);
-    const RecursiveFit fit = FitRecursiveGaussian(config.radius, config.sigma);
+    RecursiveFit fit = FitRecursiveGaussian(config.radius, config.sigma);
     // The shader runs w backwards through 1/p within each chunk: its
     // rounding errors grow by |p|^-kRecursiveChunk at most, held <= 256
     // (sigma >= ~3 px for sigma = radius / 2).
-    if (std::pow(std::abs(fit.pole), kRecursiveChunk) < 1.0 / kRecursiveMaxGrowth) return false;
-    const double kernel_psnr = KernelNoisePsnr(exact, fit.Kernel(config.radius), both);
-    const double box_psnr = KernelNoisePsnr(
-        exact, ChooseBoxStack(config.radius, config.sigma).Kernel(config.radius), both);
-    if (box_psnr > kernel_psnr) return false;
-    int n_max = 0;
-    for (const AxisLayout& a : axes) n_max = std::max<int>(n_max, a.n + 2 * extend);
-    const double rounding_psnr = RecursiveRoundingPsnr(fit, config.radius, n_max, both);
-    const double psnr = CombinedPsnr(kernel_psnr, rounding_psnr);
+    if (std::pow(std::abs(fit.pole), kRecursiveChunk) < 1.0 / kRecursiveMaxGrowth) {
+      return std::nullopt;
+    }
+    if (KernelNoisePsnr(exact, stack.Kernel(config.radius), false) >
+        KernelNoisePsnr(exact, fit.Kernel(config.radius), false)) {
+      return std::nullopt;
+    }
+    return fit;
+  }
 
-    plan.constants.push_back(RecursionConstants(fit, config.radius));
-    if (both) {
-      plan.temp_extents = {config.extent};
-      plan.steps.push_back({"horizontal", {StepResource::Input(0)}, {StepResource::Temp(0)}});
-      plan.steps.push_back({"vertical", {StepResource::Temp(0)}, {StepResource::Output(0)}});
-    } else {
-      plan.steps.push_back({axes[0].label, {StepResource::Input(0)}, {StepResource::Output(0)}});
+  static StepKernel RecursiveStep(const BlurConfig& config, const AxisMethod& m,
+                                  uint32_t extend, const RecursiveFit& fit) {
+    const AxisLayout& a = m.axis;
+    const RecursiveGeometry& g = m.recursion;
+    StepKernel k;
+    k.layout = {a.n, a.lines, a.line_stride, a.pixel_stride, a.line_stride, a.pixel_stride};
+    k.shader = m.pairs ? kShaderRecursivePairs : kShaderRecursive;
+    k.spec.values = {g.threads, g.lines_per_group, g.capacity, m.rows() ? 0u : 1u,
+                     config.caps.subgroup_size, extend != 0 ? 1u : 0u, g.chunk,
+                     g.margin != 0 ? 1u : 0u};
+    k.groups_x = DivideRoundingUp(a.lines, g.lines_per_group) * (m.pairs ? 2 : 1);
+    k.segment = extend;  // the shader's pc.extend
+    k.details = absl::StrCat(
+        "recursive: one dispatch, ", g.lines_per_group, m.rows() ? " rows" : " columns",
+        m.pairs ? " and two channels" : "", " per workgroup of ", g.threads, " (chunks of ",
+        g.chunk, " px, ", g.chunks, " per line",
+        extend ? absl::StrCat(", the line extended by ", extend, " px each side") : std::string(),
+        "), lines in shared memory",
+        g.margin ? absl::StrCat(" with margins of ", g.margin, " px")
+                 : std::string(" without margins (reads checked)"),
+        " (", g.shared_bytes, " bytes); pole ",
+        absl::StrFormat("%.6f%+.6fi", fit.pole.real(), fit.pole.imag()));
+    return k;
+  }
+
+  static StepKernel BoxStep(const BlurConfig& config, const AxisMethod& m, size_t boxes) {
+    const AxisLayout& a = m.axis;
+    const FusedGeometry& g = m.fused;
+    StepKernel k;
+    k.layout = {a.n, a.lines, a.line_stride, a.pixel_stride, a.line_stride, a.pixel_stride};
+    if (g.lines_per_group != 0) {
+      k.shader = kShaderFused;
+      k.spec.values = {g.threads, g.lines_per_group, g.capacity,
+                       g.segment, m.rows() ? 0u : 1u, g.subgroup_size};
+      k.groups_x = DivideRoundingUp(a.lines, g.lines_per_group);
+      k.details = absl::StrCat("fused: one dispatch, ", g.lines_per_group,
+                               m.rows() ? " rows" : " columns", " per workgroup of ", g.threads,
+                               ", prefix sums in shared memory (", g.shared_bytes,
+                               " bytes; mean-free, scanned in segments of ", g.segment,
+                               " px, shuffles within subgroups of ", g.subgroup_size, "); ",
+                               boxes, " boxes");
+      return k;
     }
-    for (size_t axis = 0; axis < axes.size(); ++axis) {
-      const AxisLayout& a = axes[axis];
-      const RecursiveGeometry& g = geometry[axis];
-      const bool rows = a.pixel_stride == 1;
-      StepKernel k;
-      k.layout = {a.n, a.lines, a.line_stride, a.pixel_stride, a.line_stride, a.pixel_stride};
-      k.shader = pairs[axis] ? kShaderRecursivePairs : kShaderRecursive;
-      k.spec.values = {g.threads, g.lines_per_group, g.capacity, rows ? 0u : 1u,
-                       config.caps.subgroup_size, extend != 0 ? 1u : 0u, g.chunk,
-                       g.margin != 0 ? 1u : 0u};
-      k.groups_x = DivideRoundingUp(a.lines, g.lines_per_group) * (pairs[axis] ? 2 : 1);
-      k.segment = extend;  // the shader's pc.extend
-      k.details = absl::StrCat(
-          "recursive: one dispatch, ", g.lines_per_group, rows ? " rows" : " columns",
-          pairs[axis] ? " and two channels" : "",
-          " per workgroup of ", g.threads, " (chunks of ", g.chunk, " px, ", g.chunks,
-          " per line", extend ? absl::StrCat(", the line extended by ", extend, " px each side")
-                              : std::string(),
-          "), lines in shared memory",
-          g.margin ? absl::StrCat(" with margins of ", g.margin, " px")
-                   : std::string(" without margins (reads checked)"),
-          " (", g.shared_bytes, " bytes); pole ",
-          absl::StrFormat("%.6f%+.6fi", fit.pole.real(), fit.pole.imag()));
-      prepared.steps.push_back(k);
+    // Prefix sums: rows (pixel stride 1) one line per workgroup, up to 1024
+    // segments of ≥ 8 px; columns 16 adjacent lines per workgroup (16
+    // RGBA16F pixels fill a 128-byte line: their reads coalesce) times up
+    // to 64 segments of ≥ 16 px, so a 1080p image has ~100k invocations.
+    const uint32_t max_group = std::min(1024u, config.caps.max_workgroup_invocations);
+    const uint32_t lanes = m.rows() ? 1 : std::min(16u, max_group);
+    uint32_t segments = 1;
+    const uint32_t min_segment = m.rows() ? 8 : 16;
+    while (segments * 2 * lanes <= max_group && segments * 2 <= config.caps.max_workgroup_size[1] &&
+           segments * 2 * min_segment <= a.n) {
+      segments *= 2;
     }
-    prepared.accuracy = {
-        false,
-        absl::StrFormat("approximate: a recursive damped cosine (one complex pole, the Gaussian's "
-                        "truncation kept) instead of %d taps; expected PSNR %.1f dB against "
-                        "exact on uniform noise (kernel %.1f dB, fp32 recursion rounding %.1f dB)",
-                        2 * config.radius + 1, psnr, kernel_psnr, rounding_psnr),
-        psnr};
-    return true;
+    k.spec.values = {lanes, segments};
+    k.groups_x = DivideRoundingUp(a.lines, lanes);
+    k.groups_y = (a.n + segments - 1) / segments;  // the segment length, in pixels
+    k.details = absl::StrCat("two dispatches (lines of ", a.n, " px do not fit ",
+                             config.caps.max_compute_shared_memory_bytes,
+                             " bytes of shared memory): prefix sums: ", lanes, " lines x ",
+                             segments, " segments of ", k.groups_y, " px per workgroup; ", boxes,
+                             " boxes");
+    return k;
   }
 
  public:
@@ -535,137 +602,131 @@ class LargeRadiusBlur final : public BlurVariant {
     const RecursiveFit fit = FitRecursiveGaussian(64, 32);
     const std::vector<double> g = GaussianWeights(64, 32);
     return absl::StrFormat(
-        "large_radius: cost independent of the radius, approximate, by one of two methods. "
-        "Recursive (radius >= %d, where a line fits shared memory and the device has "
-        "relative subgroup shuffles): the half kernel as a damped cosine Re(c p^k), a complex "
-        "first-order recursion with a delayed subtraction that truncates it where the "
+        "large_radius: cost independent of the radius, approximate, by one of two methods per "
+        "axis. Recursive (radius >= %d, where the axis's lines fit shared memory and the device "
+        "has relative subgroup shuffles): the half kernel as a damped cosine Re(c p^k), a "
+        "complex first-order recursion with a delayed subtraction that truncates it where the "
         "Gaussian is truncated, run forwards and backwards through each line in chunks joined "
         "by a scan; e.g. radius 64, sigma 32 expected PSNR %.1f dB against exact on uniform "
         "noise, photographs measured 83-92 dB for radius 16-1024. Otherwise a staircase of at "
         "most %d centred boxes read from the line's fp32 prefix sums (any line length): %.1f "
-        "dB at radius 64, photographs 69-76 dB. The plan takes the more accurate where both "
-        "can run and states the PSNR for each use (fp32 rounding included); borders exact",
+        "dB at radius 64, photographs 69-76 dB. Each axis takes the more accurate where both "
+        "can run on it, and the plan states the PSNR of the pair (fp32 rounding included); "
+        "borders exact",
         kRecursiveMinRadius, KernelNoisePsnr(g, fit.Kernel(64), true), kLargeRadiusBoxes,
         KernelNoisePsnr(g, s.Kernel(64), true));
   }
 
   absl::Status Plan(const BlurConfig& config, graph::PassPlan& plan,
                     BlurPrepared& prepared) const override {
-    if (PlanRecursive(config, plan, prepared)) return absl::OkStatus();
+    const std::vector<double> exact = GaussianWeights(config.radius, config.sigma);
     const BoxStack stack = ChooseBoxStack(config.radius, config.sigma);
-    std::vector<float> table;
-    for (size_t i = 0; i < stack.coeffs.size(); ++i) {
-      table.push_back(static_cast<float>(stack.coeffs[i]));
-      table.push_back(static_cast<float>(stack.half_widths[i]));
-    }
-    std::vector<std::byte> blob(table.size() * sizeof(float));
-    std::memcpy(blob.data(), table.data(), blob.size());
-    plan.constants.push_back(std::move(blob));
+    const std::optional<RecursiveFit> fit = WantedRecursion(config, exact, stack);
+    const bool extended =
+        config.border == RGFX_BORDER_MIRROR || config.border == RGFX_BORDER_WRAP;
+    // The recursion runs over the line extended by radius + 1 each side for
+    // mirror and wrap; the box stack's closed-form borders need none.
+    const uint32_t extend = extended ? static_cast<uint32_t>(config.radius) + 1 : 0;
 
+    std::vector<AxisMethod> methods;
+    for (const AxisLayout& a : Axes(config)) {
+      AxisMethod m{a};
+      if (!fit || !PlanRecursiveAxis(config, extend, m)) m.fused = PlanFusedAxis(config, a);
+      methods.push_back(m);
+    }
+    const bool both = methods.size() == 2;
+    const bool any_recursive = std::any_of(methods.begin(), methods.end(),
+                                           [](const AxisMethod& m) { return m.recursive; });
+    const bool any_boxes = std::any_of(methods.begin(), methods.end(),
+                                       [](const AxisMethod& m) { return !m.recursive; });
+    const bool any_two_dispatch = std::any_of(
+        methods.begin(), methods.end(), [](const AxisMethod& m) { return m.two_dispatches(); });
+
+    // Constants: the recursion's, then the box table, each where some axis
+    // reads it.
+    int recursion_constants = -1, box_constants = -1;
+    if (any_recursive) {
+      recursion_constants = static_cast<int>(plan.constants.size());
+      plan.constants.push_back(RecursionConstants(*fit, config.radius));
+    }
+    if (any_boxes) {
+      std::vector<float> table;
+      for (size_t i = 0; i < stack.coeffs.size(); ++i) {
+        table.push_back(static_cast<float>(stack.coeffs[i]));
+        table.push_back(static_cast<float>(stack.half_widths[i]));
+      }
+      std::vector<std::byte> blob(table.size() * sizeof(float));
+      std::memcpy(blob.data(), table.data(), blob.size());
+      box_constants = static_cast<int>(plan.constants.size());
+      plan.constants.push_back(std::move(blob));
+      prepared.half_taps = static_cast<int>(stack.coeffs.size());
+    }
+
+    // Temporaries: the intermediate between the axes, then the two-dispatch
+    // path's prefix sums (vec4 fp32: two RGBA16F pixels' worth per pixel)
+    // where an axis takes it.
     const graph::Extent e = config.extent;
-    const auto axes = Axes(config);
-    // Fused where the lines fit shared memory, per axis.
-    std::vector<FusedGeometry> fused;
-    bool any_unfused = false;
-    for (const AxisLayout& a : axes) {
-      FusedGeometry g = ChooseFusedGeometry(
-          a.n, a.lines, config.caps.max_compute_shared_memory_bytes,
-          config.caps.max_workgroup_invocations,
-          config.caps.subgroup_shuffle_relative ? config.caps.subgroup_size : 0);
-      if (g.lines_per_group != 0 &&
-          (g.threads > config.caps.max_workgroup_size[0] ||
-           DivideRoundingUp(a.lines, g.lines_per_group) > config.caps.max_workgroup_count[0])) {
-        g = {};
-      }
-      any_unfused = any_unfused || g.lines_per_group == 0;
-      fused.push_back(g);
-    }
-
-    // The two-dispatch path's prefix sums are vec4 fp32: two RGBA16F pixels'
-    // worth per pixel. Only that path needs them.
     const bool f32 = config.working == graph::PixelFormat::kRgba32F;
-    const graph::Extent sums{f32 ? e.width : 2 * e.width, e.height};
-    std::vector<StepResource> sums_out;
-    if (axes.size() == 2) {
-      plan.temp_extents = {e};
-      if (any_unfused) {
-        plan.temp_extents.push_back(sums);
-        sums_out = {StepResource::Temp(1)};
-      }
-      std::vector<StepResource> h_out = {StepResource::Temp(0)}, v_out = {StepResource::Output(0)};
-      if (fused[0].lines_per_group == 0) h_out.push_back(sums_out[0]);
-      if (fused[1].lines_per_group == 0) v_out.push_back(sums_out[0]);
-      plan.steps.push_back({"horizontal", {StepResource::Input(0)}, h_out});
-      plan.steps.push_back({"vertical", {StepResource::Temp(0)}, v_out});
-    } else {
-      std::vector<StepResource> out = {StepResource::Output(0)};
-      if (any_unfused) {
-        plan.temp_extents = {sums};
-        out.push_back(StepResource::Temp(0));
-      }
-      plan.steps.push_back({axes[0].label, {StepResource::Input(0)}, out});
+    if (both) plan.temp_extents.push_back(e);
+    std::vector<StepResource> sums;
+    if (any_two_dispatch) {
+      sums.push_back(StepResource::Temp(static_cast<int>(plan.temp_extents.size())));
+      plan.temp_extents.push_back({f32 ? e.width : 2 * e.width, e.height});
     }
-    double roundings = 1.5;  // the Kahan scan of the two-dispatch path
-    for (size_t axis = 0; axis < axes.size(); ++axis) {
-      const AxisLayout& a = axes[axis];
-      const FusedGeometry& g = fused[axis];
-      StepKernel k;
-      k.layout = {a.n, a.lines, a.line_stride, a.pixel_stride, a.line_stride, a.pixel_stride};
-      const bool rows = a.pixel_stride == 1;
-      if (g.lines_per_group != 0) {
-        k.shader = kShaderFused;
-        k.spec.values = {g.threads,  g.lines_per_group, g.capacity,
-                         g.segment,  rows ? 0u : 1u,    g.subgroup_size};
-        k.groups_x = DivideRoundingUp(a.lines, g.lines_per_group);
-        k.details = absl::StrCat("fused: one dispatch, ", g.lines_per_group,
-                                 rows ? " rows" : " columns", " per workgroup of ", g.threads,
-                                 ", prefix sums in shared memory (", g.shared_bytes,
-                                 " bytes; mean-free, scanned in segments of ", g.segment,
-                                 " px, shuffles within subgroups of ", g.subgroup_size,
-                                 "); ", stack.coeffs.size(), " boxes");
-        roundings = std::max(roundings, FusedScanRoundings(g));
-        prepared.steps.push_back(k);
-        continue;
-      }
-      // Prefix sums: rows (pixel stride 1) one line per workgroup, up to 1024
-      // segments of ≥ 8 px; columns 16 adjacent lines per workgroup (16
-      // RGBA16F pixels fill a 128-byte line: their reads coalesce) times up
-      // to 64 segments of ≥ 16 px, so a 1080p image has ~100k invocations.
-      const uint32_t max_group = std::min(1024u, config.caps.max_workgroup_invocations);
-      uint32_t lanes = rows ? 1 : std::min(16u, max_group);
-      uint32_t segments = 1;
-      const uint32_t min_segment = rows ? 8 : 16;
-      while (segments * 2 * lanes <= max_group && segments * 2 <= config.caps.max_workgroup_size[1] &&
-             segments * 2 * min_segment <= a.n) {
-        segments *= 2;
-      }
-      k.spec.values = {lanes, segments};
-      k.groups_x = DivideRoundingUp(a.lines, lanes);
-      k.groups_y = (a.n + segments - 1) / segments;  // the segment length, in pixels
-      k.details = absl::StrCat("two dispatches (lines of ", a.n, " px do not fit ",
-                               config.caps.max_compute_shared_memory_bytes,
-                               " bytes of shared memory): prefix sums: ", lanes, " lines x ",
-                               segments, " segments of ", k.groups_y, " px per workgroup; ",
-                               stack.coeffs.size(), " boxes");
+    for (size_t axis = 0; axis < methods.size(); ++axis) {
+      const AxisMethod& m = methods[axis];
+      const StepResource in = axis == 0 ? StepResource::Input(0) : StepResource::Temp(0);
+      std::vector<StepResource> out = {both && axis == 0 ? StepResource::Temp(0)
+                                                         : StepResource::Output(0)};
+      if (m.two_dispatches()) out.push_back(sums[0]);
+      plan.steps.push_back({m.axis.label, {in}, out});
+      StepKernel k = m.recursive ? RecursiveStep(config, m, extend, *fit)
+                                 : BoxStep(config, m, stack.coeffs.size());
+      k.constants = m.recursive ? recursion_constants : box_constants;
       prepared.steps.push_back(k);
     }
-    int n_max = 0;
-    for (const AxisLayout& a : axes) n_max = std::max<int>(n_max, a.n);
-    const bool both = axes.size() == 2;
-    const double kernel_psnr =
-        KernelNoisePsnr(GaussianWeights(config.radius, config.sigma), stack.Kernel(config.radius),
-                        both);
-    const double rounding_psnr =
-        PrefixRoundingPsnr(stack, config.radius, n_max, both, roundings);
+
+    // What the plan states: the kernels' error on noise, and each axis's
+    // fp32 rounding (independent sources: their mean squares add).
+    std::vector<std::vector<double>> kernels;
+    double rounding_mse = 0;
+    for (const AxisMethod& m : methods) {
+      kernels.push_back(m.recursive ? fit->Kernel(config.radius) : stack.Kernel(config.radius));
+      const double rounding_psnr =
+          m.recursive
+              ? RecursiveRoundingPsnr(*fit, config.radius, m.axis.n + 2 * extend, false)
+              : PrefixRoundingPsnr(stack, config.radius, m.axis.n, false,
+                                   m.two_dispatches()
+                                       ? 1.5  // the Kahan scan
+                                       : std::max(1.5, FusedScanRoundings(m.fused)));
+      rounding_mse += std::pow(10.0, -rounding_psnr / 10);
+    }
+    const double kernel_psnr = both ? MixedKernelNoisePsnr(exact, kernels[0], kernels[1])
+                                    : KernelNoisePsnr(exact, kernels[0], false);
+    const double rounding_psnr = -10.0 * std::log10(rounding_mse);
     const double psnr = CombinedPsnr(kernel_psnr, rounding_psnr);
+    std::string method;
+    if (!any_boxes) {
+      method = "a recursive damped cosine (one complex pole, the Gaussian's truncation kept)";
+    } else if (!any_recursive) {
+      method = absl::StrCat(stack.coeffs.size(), " boxes");
+    } else {
+      method = absl::StrCat(
+          methods[0].recursive ? "rows" : "columns",
+          " by a recursive damped cosine (one complex pole, the Gaussian's truncation kept), ",
+          methods[0].recursive ? "columns" : "rows", " by ", stack.coeffs.size(),
+          " boxes (their lines do not fit shared memory for the recursion),");
+    }
     prepared.accuracy = {
         false,
-        absl::StrFormat("approximate: %d boxes instead of %d taps; expected PSNR %.1f dB against "
-                        "exact on uniform noise (kernel %.1f dB, fp32 prefix rounding %.1f dB)",
-                        static_cast<int>(stack.coeffs.size()), 2 * config.radius + 1, psnr,
-                        kernel_psnr, rounding_psnr),
+        absl::StrFormat("approximate: %s instead of %d taps; expected PSNR %.1f dB against exact "
+                        "on uniform noise (kernel %.1f dB, fp32 %s rounding %.1f dB)",
+                        method, 2 * config.radius + 1, psnr, kernel_psnr,
+                        !any_boxes       ? "recursion"
+                        : !any_recursive ? "prefix"
+                                         : "recursion and prefix",
+                        rounding_psnr),
         psnr};
-    prepared.half_taps = static_cast<int>(stack.coeffs.size());
     return absl::OkStatus();
   }
 
@@ -689,7 +750,7 @@ class LargeRadiusBlur final : public BlurVariant {
               : WorkingShader(ctx.working_format(), "gaussian_blur_recursive",
                               kGaussianBlurRecursiveF16, kGaussianBlurRecursiveF32, 3,
                               sizeof(RecursivePush));
-      const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(0)};
+      const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(k.constants)};
       return ctx.Dispatch(recursive, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
     }
     PrefixPush push{l.n, l.lines, l.in_line_stride, l.in_pixel_stride, k.groups_y,
@@ -699,7 +760,7 @@ class LargeRadiusBlur final : public BlurVariant {
       const gpu::ShaderCode fused =
           WorkingShader(working, "gaussian_blur_boxes_fused", kGaussianBlurBoxesFusedF16,
                         kGaussianBlurBoxesFusedF32, 3, sizeof(PrefixPush));
-      const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(0)};
+      const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(k.constants)};
       return ctx.Dispatch(fused, k.spec, buffers, push, k.groups_x, 1, 1);
     }
     const gpu::BufferSlice& sums = ctx.write(1);
@@ -716,7 +777,8 @@ class LargeRadiusBlur final : public BlurVariant {
     const gpu::ShaderCode boxes =
         WorkingShader(working, "gaussian_blur_boxes", kGaussianBlurBoxesF16,
                       kGaussianBlurBoxesF32, 4, sizeof(PrefixPush));
-    const gpu::BufferSlice box_buffers[] = {ctx.read(0), ctx.write(0), sums, ctx.constants(0)};
+    const gpu::BufferSlice box_buffers[] = {ctx.read(0), ctx.write(0), sums,
+                                            ctx.constants(k.constants)};
     // Along rows x walks the line; along columns x walks the lines (adjacent
     // columns are adjacent in memory): both coalesce.
     const bool rows = l.in_pixel_stride == 1;

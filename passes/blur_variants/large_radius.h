@@ -7,9 +7,11 @@
 //   the device has subgroup shuffles.
 // - a stack of centred boxes, each box sum read from the line's prefix sums
 //   (any line length).
-// The plan takes the more accurate of the two where both can run. Their
-// kernels and errors are public so tests and benchmarks can state what they
-// expect.
+// Each axis takes the more accurate of the two where both can run on it,
+// so an image whose rows fit shared memory and whose columns do not runs
+// rows recursive and columns on the box stack; the plan states the PSNR of
+// the pair. The kernels and errors are public so tests and benchmarks can
+// state what they expect.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +47,12 @@ BoxStack ChooseBoxStack(int radius, double sigma, int levels = kLargeRadiusBoxes
 // (see DecimatedNoisePsnr). Infinite when they are equal.
 double KernelNoisePsnr(const std::vector<double>& exact, const std::vector<double>& approx,
                        bool both_axes);
+// The same for a blur whose two axes apply different kernels (rows `rows`,
+// columns `columns`, e.g. one axis recursive and the other the box stack):
+// the 2-D error kernel exact⊗exact − rows⊗columns is separable into inner
+// products of the half kernels.
+double MixedKernelNoisePsnr(const std::vector<double>& exact, const std::vector<double>& rows,
+                            const std::vector<double>& columns);
 
 // The fp32 rounding of the prefix sums on lines of n pixels with values in
 // [0, 1]: each box sum is a difference of two sums of magnitude up to n + 2R,

@@ -153,16 +153,95 @@ TEST(LargeRadiusPlan, LongLinesRunTwoChannelsAWorkgroup) {
     EXPECT_FALSE(channel_pairs(v)) << v.details;
     EXPECT_EQ(h.groups_x, uint32_t(e.height) * (e.rows_pairs ? 2 : 1));
   }
-  // Columns too long for whole pixels take the box stack (as every axis
-  // then does).
+  // Columns too long for whole pixels take the box stack; the rows still
+  // run the recursion, two channels at a time.
   for (const auto& [width, height, working] :
        {std::tuple{4096, 4096, PixelFormat::kRgba32F}, {8192, 8192, PixelFormat::kRgba16F}}) {
     BlurConfig config = Config(width, height, 64, H100Caps());
     config.working = working;
     const Planned p = Plan(config);
-    ASSERT_FALSE(p.prepared.steps.empty());
-    for (const passes::StepKernel& k : p.prepared.steps) EXPECT_FALSE(Recursive(k)) << k.details;
+    ASSERT_EQ(p.prepared.steps.size(), 2u);
+    EXPECT_TRUE(channel_pairs(p.prepared.steps[0])) << p.prepared.steps[0].details;
+    EXPECT_FALSE(Recursive(p.prepared.steps[1])) << p.prepared.steps[1].details;
   }
+}
+
+// Each axis takes its own method: where one axis's lines fit the
+// recursion and the other's do not, the first runs it and the second the
+// box stack. The plan then carries both constant blobs (each step names
+// its own), the two-dispatch path's sums where that axis needs them, and
+// states the PSNR of the pair: between the all-recursive and the
+// all-boxes statements, and what the separable formula gives.
+TEST(LargeRadiusPlan, EachAxisTakesItsOwnMethod) {
+  struct Expect {
+    uint32_t width, height;
+    PixelFormat working;
+    bool rows_recursive;
+  };
+  // 14000 px rows do not fit even two channels (56 KB); 8192-px RGBA16F
+  // columns (64 KB) and 4096-px RGBA32F ones (64 KB) do not fit whole
+  // pixels, and columns never take two channels.
+  const Expect cases[] = {{14000, 300, PixelFormat::kRgba16F, false},
+                          {300, 8192, PixelFormat::kRgba16F, true},
+                          {4096, 4096, PixelFormat::kRgba32F, true}};
+  for (const Expect& e : cases) {
+    SCOPED_TRACE(absl::StrCat(e.width, "x", e.height));
+    BlurConfig config = Config(e.width, e.height, 64, H100Caps());
+    config.working = e.working;
+    const Planned p = Plan(config);
+    ASSERT_EQ(p.prepared.steps.size(), 2u);
+    const passes::StepKernel& h = p.prepared.steps[0];
+    const passes::StepKernel& v = p.prepared.steps[1];
+    EXPECT_EQ(Recursive(h), e.rows_recursive) << h.details;
+    EXPECT_EQ(Recursive(v), !e.rows_recursive) << v.details;
+    const passes::StepKernel& boxes = e.rows_recursive ? v : h;
+    EXPECT_THAT(boxes.details, HasSubstr("two dispatches"));
+    // The recursion's constants (6 vec2), then the box table.
+    ASSERT_EQ(p.plan.constants.size(), 2u);
+    EXPECT_EQ(p.plan.constants[0].size(), 6 * 2 * sizeof(float));
+    EXPECT_EQ(p.plan.constants[1].size(),
+              passes::ChooseBoxStack(64, 32).coeffs.size() * 2 * sizeof(float));
+    EXPECT_EQ((e.rows_recursive ? h : v).constants, 0);
+    EXPECT_EQ(boxes.constants, 1);
+    // The intermediate, then the sums only the box axis writes.
+    ASSERT_EQ(p.plan.temp_extents.size(), 2u);
+    const auto& box_step = p.plan.steps[e.rows_recursive ? 1 : 0];
+    const auto& recursive_step = p.plan.steps[e.rows_recursive ? 0 : 1];
+    EXPECT_EQ(box_step.writes.size(), 2u);
+    EXPECT_EQ(recursive_step.writes.size(), 1u);
+    EXPECT_THAT(p.prepared.accuracy.summary, HasSubstr("boxes (their lines do not fit"));
+
+    const std::vector<double> g = passes::GaussianWeights(64, 32);
+    const std::vector<double> recursive = passes::FitRecursiveGaussian(64, 32).Kernel(64);
+    const std::vector<double> staircase = passes::ChooseBoxStack(64, 32).Kernel(64);
+    const double pair = passes::MixedKernelNoisePsnr(g, e.rows_recursive ? recursive : staircase,
+                                                     e.rows_recursive ? staircase : recursive);
+    EXPECT_GT(pair, passes::KernelNoisePsnr(g, staircase, true));
+    EXPECT_LT(pair, passes::KernelNoisePsnr(g, recursive, true));
+    // The rounding (> 100 dB) moves the statement by less than 0.1 dB.
+    ASSERT_TRUE(p.prepared.accuracy.noise_psnr_db.has_value());
+    EXPECT_NEAR(*p.prepared.accuracy.noise_psnr_db, pair, 0.1);
+    EXPECT_GE(*p.prepared.accuracy.noise_psnr_db, 50.0);
+  }
+}
+
+// The separable statement: for equal kernels on both axes it is
+// KernelNoisePsnr's two-axis one, and it matches the 2-D error kernel
+// computed tap by tap.
+TEST(LargeRadiusPlan, MixedKernelStatementIsTheTwoDimensionalError) {
+  const std::vector<double> g = passes::GaussianWeights(20, 10);
+  const std::vector<double> r = passes::FitRecursiveGaussian(20, 10).Kernel(20);
+  const std::vector<double> b = passes::ChooseBoxStack(20, 10).Kernel(20);
+  EXPECT_NEAR(passes::MixedKernelNoisePsnr(g, b, b), passes::KernelNoisePsnr(g, b, true), 1e-9);
+  double squared = 0;
+  for (int y = -20; y <= 20; ++y) {
+    for (int x = -20; x <= 20; ++x) {
+      const double e = g[std::abs(x)] * g[std::abs(y)] - r[std::abs(x)] * b[std::abs(y)];
+      squared += e * e;
+    }
+  }
+  EXPECT_NEAR(passes::MixedKernelNoisePsnr(g, r, b), -10 * std::log10(squared / 12), 1e-6);
+  EXPECT_NEAR(passes::MixedKernelNoisePsnr(g, r, b), passes::MixedKernelNoisePsnr(g, b, r), 1e-9);
 }
 
 // Mirror and wrap run the recursions over the line extended by radius + 1
@@ -188,7 +267,7 @@ TEST(LargeRadiusPlan, MirrorAndWrapExtendTheLine) {
 // The box stack runs instead where the recursive path cannot or should
 // not: the box stack's exact kernels (radius < 8), no relative subgroup
 // shuffles, a line too long for shared memory even two channels at a time
-// (either axis: the pass takes one method), a sigma so small that the backward recursion's rounding
+// (that axis only: EachAxisTakesItsOwnMethod), a sigma so small that the backward recursion's rounding
 // would grow past kRecursiveMaxGrowth, and while SetLargeRadiusBoxesOnly
 // holds.
 TEST(LargeRadiusPlan, TheBoxStackWhereTheRecursionCannotRun) {
@@ -204,7 +283,7 @@ TEST(LargeRadiusPlan, TheBoxStackWhereTheRecursionCannotRun) {
   gpu::DeviceCaps no_shuffles = H100Caps();
   no_shuffles.subgroup_shuffle_relative = false;
   EXPECT_TRUE(all_boxes(Plan(Config(1920, 1080, 64, no_shuffles))));
-  EXPECT_TRUE(all_boxes(Plan(Config(14000, 300, 64, H100Caps()))));
+  EXPECT_TRUE(all_boxes(Plan(Config(14000, 300, 64, H100Caps(), "horizontal"))));
   EXPECT_FALSE(all_boxes(Plan(Config(14000, 300, 64, H100Caps(), "vertical"))));
   BlurConfig sharp = Config(1920, 1080, 64, H100Caps());
   sharp.sigma = 1.0;

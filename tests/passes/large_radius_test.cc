@@ -25,8 +25,11 @@
 //     total, clamp adds R edge pixels) times Σ coeff_i (each box sum is a
 //     difference of two sums each within about an ulp, the Kahan scan adds
 //     less than another, and box i is weighted by coeff_i).
+// - a plan whose axes take different methods (lines too long for the
+//   recursion on one axis): against the pair of kernels.
 // - against the exact blur: the PSNR the plan states on uniform noise, and
-//   ≥ 50 dB on a photograph-like 8-bit image, radii 16..1024.
+//   ≥ 50 dB on a photograph-like 8-bit image, radii 16..1024 (mixed plans
+//   16 and 64).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -173,17 +176,18 @@ double RecursiveTolerance(const Case& c, const passes::RecursiveFit& fit) {
 }
 
 // The blur of random noise against a double-precision convolution with
-// `half` (taps 0..radius).
-void CheckAgainstKernel(const Case& c, uint32_t seed, const std::vector<double>& half,
-                        double tolerance) {
+// `rows` along rows and `columns` along columns (half kernels, taps
+// 0..radius).
+void CheckAgainstKernels(const Case& c, uint32_t seed, const std::vector<double>& rows,
+                         const std::vector<double>& columns, double tolerance) {
   std::mt19937 rng(seed);
   const Bytes input = Noise(c.width, c.height, rng);
   const ImageD got = RunBlur(c, input);
   ASSERT_EQ(got.v.size(), size_t(c.width) * c.height * 4);
   const auto border = testing::ParseBorder(c.border);
   ImageD want = testing::DecodeClient(input, c.width, c.height, PixelFormat::kRgba32F);
-  if (c.axes != "vertical") want = Convolve(want, half, border, true);
-  if (c.axes != "horizontal") want = Convolve(want, half, border, false);
+  if (c.axes != "vertical") want = Convolve(want, rows, border, true);
+  if (c.axes != "horizontal") want = Convolve(want, columns, border, false);
   int failures = 0;
   double worst = 0;
   for (size_t i = 0; i < want.v.size(); ++i) {
@@ -202,13 +206,15 @@ void CheckAgainstKernel(const Case& c, uint32_t seed, const std::vector<double>&
 void CheckAgainstStaircase(const Case& c, uint32_t seed) {
   SCOPED_TRACE(c.Name());
   const passes::BoxStack stack = passes::ChooseBoxStack(c.radius, c.sigma());
-  CheckAgainstKernel(c, seed, stack.Kernel(c.radius), Tolerance(c, stack));
+  const std::vector<double> kernel = stack.Kernel(c.radius);
+  CheckAgainstKernels(c, seed, kernel, kernel, Tolerance(c, stack));
 }
 
 void CheckAgainstRecursion(const Case& c, uint32_t seed) {
   SCOPED_TRACE(c.Name());
   const passes::RecursiveFit fit = passes::FitRecursiveGaussian(c.radius, c.sigma());
-  CheckAgainstKernel(c, seed, fit.Kernel(c.radius), RecursiveTolerance(c, fit));
+  const std::vector<double> kernel = fit.Kernel(c.radius);
+  CheckAgainstKernels(c, seed, kernel, kernel, RecursiveTolerance(c, fit));
 }
 
 // The box stack's paths: every plan made in these tests uses it.
@@ -356,6 +362,49 @@ TEST_F(LargeRadiusRecursiveTest, ConstantImageStaysConstant) {
   CheckConstantImage({8, 200, 3000}, "recursive", 5e-5);
 }
 
+// Each axis takes its own method: lines too long for the recursion in
+// shared memory (columns, which never run two channels, or rows too long
+// even for two) take the box stack while the other axis runs the
+// recursion. Tall and wide images, every border, both formats, against
+// the pair of kernels; the tolerance is the two single-axis ones added.
+TEST_F(LargeRadiusRecursiveTest, AnAxisWhoseLinesDoNotFitTakesTheBoxStack) {
+  const uint32_t shared = testing::SharedGpu().device->caps().max_compute_shared_memory_bytes;
+  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
+  uint32_t seed = 7200;
+  for (int b = 0; b < 4; ++b) {
+    for (const PixelFormat working : {PixelFormat::kRgba16F, PixelFormat::kRgba32F}) {
+      const int pixel_bytes = working == PixelFormat::kRgba32F ? 16 : 8;
+      for (const bool tall : {true, false}) {
+        // Columns of whole pixels, or rows of two channels, ~1.1x the
+        // shared memory.
+        const int long_side =
+            (static_cast<int>(shared) * 11 / 10 / (tall ? pixel_bytes : pixel_bytes / 2)) | 1;
+        Case c;
+        c.width = tall ? 45 : long_side;
+        c.height = tall ? long_side : 5 + 2 * b;
+        c.radius = b % 2 ? 300 : 40;
+        c.border = borders[b];
+        c.working = working;
+        c.horizontal_path = tall ? "recursive" : "two dispatches";
+        c.vertical_path = tall ? "two dispatches" : "recursive";
+        SCOPED_TRACE(c.Name());
+        const passes::RecursiveFit fit = passes::FitRecursiveGaussian(c.radius, c.sigma());
+        const passes::BoxStack stack = passes::ChooseBoxStack(c.radius, c.sigma());
+        Case one_axis = c;
+        one_axis.axes = "horizontal";
+        const double tolerance = c.working == PixelFormat::kRgba16F
+                                     ? 1.5e-3
+                                     : RecursiveTolerance(one_axis, fit) +
+                                           Tolerance(one_axis, stack);
+        const std::vector<double> recursive = fit.Kernel(c.radius);
+        const std::vector<double> staircase = stack.Kernel(c.radius);
+        CheckAgainstKernels(c, seed++, tall ? recursive : staircase,
+                            tall ? staircase : recursive, tolerance);
+      }
+    }
+  }
+}
+
 TEST_F(LargeRadiusTest, MatchesItsBoxStackForEverySizeRadiusBorderAndFormat) {
   CheckGrid({0, 1, 5, 16, 64, 300, 1024}, "fused", 1, CheckAgainstStaircase);
 }
@@ -495,19 +544,26 @@ Bytes Photo(int width, int height, std::mt19937& rng) {
 }
 
 // Against the exact variant: on noise within 1 dB of what the method's
-// kernel states (the plan adds its rounding, far smaller), on a
-// photograph-like 8-bit image at least 50 dB (the floor).
-void CheckPsnr(bool recursive) {
+// kernels state (the plan adds its rounding, far smaller), on a
+// photograph-like 8-bit image at least 50 dB (the floor). "mixed":
+// columns too long for the recursion (box stack) under recursive rows, on
+// an image tall enough for that on this device.
+void CheckPsnr(const std::string& method) {
+  const bool mixed = method == "mixed";
+  const uint32_t shared = testing::SharedGpu().device->caps().max_compute_shared_memory_bytes;
   std::mt19937 rng(1234);
-  for (int radius : {16, 64, 256, 1024}) {
+  const std::vector<int> radii = mixed ? std::vector<int>{16, 64}
+                                       : std::vector<int>{16, 64, 256, 1024};
+  for (int radius : radii) {
     for (bool photo : {false, true}) {
       Case c;
       c.width = 301;
-      c.height = 203;
+      c.height = mixed ? (static_cast<int>(shared) * 11 / 10 / 16) | 1 : 203;
       c.radius = radius;
       c.border = photo ? "mirror" : "wrap";
       c.working = PixelFormat::kRgba32F;
-      c.horizontal_path = c.vertical_path = recursive ? "recursive" : "fused";
+      c.horizontal_path = method == "boxes" ? "fused" : "recursive";
+      c.vertical_path = method == "boxes" ? "fused" : mixed ? "two dispatches" : "recursive";
       SCOPED_TRACE(c.Name());
       const Bytes input = photo ? Photo(c.width, c.height, rng) : Noise(c.width, c.height, rng);
       const ImageD approx = RunBlur(c, input);
@@ -518,13 +574,15 @@ void CheckPsnr(bool recursive) {
       ASSERT_EQ(approx.v.size(), exact.v.size());
       const double measured = passes::Psnr(exact.v, approx.v);
       const std::vector<double> g = passes::GaussianWeights(radius, c.sigma());
-      const std::vector<double> kernel =
-          recursive ? passes::FitRecursiveGaussian(radius, c.sigma()).Kernel(radius)
-                    : passes::ChooseBoxStack(radius, c.sigma()).Kernel(radius);
-      const double stated = passes::KernelNoisePsnr(g, kernel, true);
+      const std::vector<double> recursive =
+          passes::FitRecursiveGaussian(radius, c.sigma()).Kernel(radius);
+      const std::vector<double> staircase =
+          passes::ChooseBoxStack(radius, c.sigma()).Kernel(radius);
+      const double stated =
+          mixed ? passes::MixedKernelNoisePsnr(g, recursive, staircase)
+                : passes::KernelNoisePsnr(g, method == "boxes" ? staircase : recursive, true);
       std::printf("large_radius (%s) r=%d %s: stated (noise) %.1f dB, measured %.1f dB\n",
-                  recursive ? "recursive" : "boxes", radius, photo ? "photo" : "noise", stated,
-                  measured);
+                  method.c_str(), radius, photo ? "photo" : "noise", stated, measured);
       if (photo) {
         EXPECT_GE(measured, 50.0);
       } else if (radius <= 64) {
@@ -537,10 +595,14 @@ void CheckPsnr(bool recursive) {
   }
 }
 
-TEST_F(LargeRadiusTest, MeetsItsStatedPsnrAndFiftyDecibelsOnPhotographs) { CheckPsnr(false); }
+TEST_F(LargeRadiusTest, MeetsItsStatedPsnrAndFiftyDecibelsOnPhotographs) { CheckPsnr("boxes"); }
 
 TEST_F(LargeRadiusRecursiveTest, MeetsItsStatedPsnrAndFiftyDecibelsOnPhotographs) {
-  CheckPsnr(true);
+  CheckPsnr("recursive");
+}
+
+TEST_F(LargeRadiusRecursiveTest, RecursiveRowsWithBoxColumnsMeetTheirStatedPsnr) {
+  CheckPsnr("mixed");
 }
 
 TEST(BoxStack, WeightsSumToOneExactForFewTapsAndAccurateForLargeRadii) {
