@@ -779,12 +779,15 @@ class LargeRadiusBlur final : public BlurVariant {
                       kGaussianBlurBoxesF32, 4, sizeof(PrefixPush));
     const gpu::BufferSlice box_buffers[] = {ctx.read(0), ctx.write(0), sums,
                                             ctx.constants(k.constants)};
-    // Along rows x walks the line; along columns x walks the lines (adjacent
-    // columns are adjacent in memory): both coalesce.
+    // Invocations: along rows x walks the line; along columns x walks the
+    // lines (adjacent columns are adjacent in memory): both coalesce. Column
+    // workgroups are numbered along the column first (the shader says why).
     const bool rows = l.in_pixel_stride == 1;
-    const uint32_t along = rows ? l.n : l.lines, across = rows ? l.lines : l.n;
-    return ctx.Dispatch(boxes, {}, box_buffers, push, DivideRoundingUp(along, kBoxGroupX),
-                        DivideRoundingUp(across, kBoxGroupY), 1);
+    const uint32_t groups_x = rows ? DivideRoundingUp(l.n, kBoxGroupX)
+                                   : DivideRoundingUp(l.n, kBoxGroupY);
+    const uint32_t groups_y = rows ? DivideRoundingUp(l.lines, kBoxGroupY)
+                                   : DivideRoundingUp(l.lines, kBoxGroupX);
+    return ctx.Dispatch(boxes, {}, box_buffers, push, groups_x, groups_y, 1);
   }
 };
 

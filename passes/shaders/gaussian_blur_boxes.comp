@@ -66,8 +66,15 @@ vec4 Range(int lo, int hi, vec4 total, vec4 first, vec4 last) {
 
 void main() {
   bool rows = pc.pixel_stride == 1u;
-  uint line = rows ? gl_GlobalInvocationID.y : gl_GlobalInvocationID.x;
-  uint i = rows ? gl_GlobalInvocationID.x : gl_GlobalInvocationID.y;
+  // Columns: the workgroups are numbered along the column first
+  // (gl_WorkGroupID.x), so those in flight at once share a strip of 64
+  // columns and the sums their boxes read (up to radius rows away) stay in
+  // the cache; numbered across the image first, they spanned every column
+  // and 2·radius rows of sums, more than the cache holds at large radii.
+  uint line = rows ? gl_GlobalInvocationID.y
+                   : gl_WorkGroupID.y * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+  uint i = rows ? gl_GlobalInvocationID.x
+                : gl_WorkGroupID.x * gl_WorkGroupSize.y + gl_LocalInvocationID.y;
   if (line >= pc.lines || i >= pc.n) return;
   base = line * pc.line_stride;
   vec4 total = S(int(pc.n));
