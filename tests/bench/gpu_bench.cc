@@ -228,6 +228,7 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
   const int start_warmup_ms = std::max(absl::GetFlag(FLAGS_warmup_ms), absl::GetFlag(FLAGS_sweep_warmup_ms));
   const int point_warmup_ms = absl::GetFlag(FLAGS_sweep_warmup_ms);
   bool first_point = true;
+  size_t last_input_bytes = 0;
   for (const std::string& format : Split(absl::GetFlag(FLAGS_sweep_formats))) {
     const auto working = graph::ParsePixelFormat(format);
     if (!working || !graph::IsWorkingFormat(*working)) Fail(absl::InvalidArgumentError(format));
@@ -277,23 +278,42 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
             const passes::BlurAccuracy* a = passes::FindBlurAccuracy(pass.plan);
             if (a && !a->exact && a->noise_psnr_db) psnr = absl::StrFormat("%.1f", *a->noise_psnr_db);
           }
-          // Few runs for slow points: one probe run decides.
+          // A new size's random inputs are made before anything is timed
+          // (4 images of 8192² take seconds of CPU, while the GPU idles
+          // and its clocks fall); its first point then warms up as long as
+          // the sweep's first point does.
+          const size_t input_bytes = size_t{w} * h * graph::BytesPerPixel(graph::PixelFormat::kRgba8);
+          if (input_bytes != last_input_bytes) {
+            RandomInputs(input_bytes);
+            last_input_bytes = input_bytes;
+            first_point = true;
+          }
+          // Few runs for slow points: one probe run decides, after the
+          // warm-up a new size needs (without it the probe read the idle
+          // clocks: 4096² exact 29 ms against ~5, and sent the point down
+          // the slow path, 2-4x slow in the size sweeps before 2026-11-27).
           absl::SetFlag(&FLAGS_runs, 1);
-          absl::SetFlag(&FLAGS_warmup, 0);
-          absl::SetFlag(&FLAGS_warmup_ms, 0);
+          absl::SetFlag(&FLAGS_warmup, 1);
+          absl::SetFlag(&FLAGS_warmup_ms,
+                        caps.type == "cpu" || !first_point ? 0 : start_warmup_ms);
           absl::SetFlag(&FLAGS_repeats, 1);
           double probe = 0;
           for (const auto& [name, ns] : TimeGraph(desc, **compiled, executor)) probe += ns[0];
           absl::SetFlag(&FLAGS_runs, probe > 20e6 ? 2 : base_runs);
           absl::SetFlag(&FLAGS_warmup, probe > 20e6 ? 0 : 1);
-          // Sustained clocks: 20 repetitions per submission (fewer when slow),
-          // after warm-up submissions for --sweep_warmup_ms (the first point
-          // also for --warmup_ms): between points the GPU idles while the
-          // host compiles, and an idle H100 falls to 345 MHz. Without this
-          // the first minute of a sweep measured 3-5x slow (2026-11-23/24).
-          absl::SetFlag(&FLAGS_repeats, caps.type == "cpu" ? 1 : probe > 5e6 ? 3 : 20);
-          absl::SetFlag(&FLAGS_warmup_ms, caps.type == "cpu" ? 0 : first_point ? start_warmup_ms
-                                                                                : point_warmup_ms);
+          // Sustained clocks: submissions of ~100 ms of GPU work (20
+          // repetitions at most), after warm-up submissions for
+          // --sweep_warmup_ms: between points the GPU idles while the host
+          // compiles, between runs while it copies the next input in, and
+          // an idle H100 falls to 345 MHz. Without this the first minute of
+          // a sweep measured 3-5x slow (2026-11-23/24); 3 repetitions of
+          // slow points left large images' runs short beside their copies.
+          const int repeats = static_cast<int>(std::clamp(100e6 / std::max(probe, 1.0), 1.0, 20.0));
+          absl::SetFlag(&FLAGS_repeats, caps.type == "cpu" ? 1 : repeats);
+          absl::SetFlag(&FLAGS_warmup_ms, caps.type == "cpu" ? 0 : point_warmup_ms);
+          std::printf("point %s %ux%u r=%d %s: probe %.2f ms, %d runs of %d repetitions\n",
+                      format.c_str(), w, h, radius, label.c_str(), probe / 1e6,
+                      absl::GetFlag(FLAGS_runs), absl::GetFlag(FLAGS_repeats));
           first_point = false;
           // H and V where the plan has those steps; the total is every step
           // of the blur (`fast` at r <= 8 does both axes in one dispatch,
