@@ -1,9 +1,9 @@
-// large_radius: a Gaussian at a cost independent of the radius. Where a
-// line fits shared memory (and the device has relative subgroup shuffles)
-// and radius >= kRecursiveMinRadius: the recursive path
-// (shaders/gaussian_blur_recursive.comp, recursive_fit.h), one dispatch per
-// axis, unless the box stack would be more accurate. Otherwise the box
-// stack:
+// large_radius: a Gaussian at a cost independent of the radius, each axis
+// by its own method. Where that axis's lines fit shared memory (and the
+// device has relative subgroup shuffles) and radius >= kRecursiveMinRadius:
+// the recursive path (shaders/gaussian_blur_recursive.comp,
+// recursive_fit.h), one dispatch, unless the box stack would be more
+// accurate. Otherwise the box stack:
 //
 // The Gaussian as a stack of centred boxes read from prefix
 // sums. Every output pixel is Σ coeff_i · (S(x + w_i + 1) − S(x − w_i)) over
