@@ -262,7 +262,7 @@ double FusedScanRoundings(const FusedGeometry& g) {
   while ((1u << levels) < segments) ++levels;
   // Subtracting the mean, Kahan's ~1.5, the tree's levels and the sum of
   // the within-chunk and across-chunk prefixes.
-  return 1 + 1.5 + levels + 1;
+  return 1 + kKahanScanRoundings + levels + 1;
 }
 
 namespace {
@@ -668,17 +668,14 @@ class LargeRadiusBlur final : public BlurVariant {
     const graph::Extent e = config.extent;
     const bool f32 = config.working == graph::PixelFormat::kRgba32F;
     if (both) plan.temp_extents.push_back(e);
-    std::vector<StepResource> sums;
-    if (any_two_dispatch) {
-      sums.push_back(StepResource::Temp(static_cast<int>(plan.temp_extents.size())));
-      plan.temp_extents.push_back({f32 ? e.width : 2 * e.width, e.height});
-    }
+    const StepResource sums = StepResource::Temp(static_cast<int>(plan.temp_extents.size()));
+    if (any_two_dispatch) plan.temp_extents.push_back({f32 ? e.width : 2 * e.width, e.height});
     for (size_t axis = 0; axis < methods.size(); ++axis) {
       const AxisMethod& m = methods[axis];
       const StepResource in = axis == 0 ? StepResource::Input(0) : StepResource::Temp(0);
       std::vector<StepResource> out = {both && axis == 0 ? StepResource::Temp(0)
                                                          : StepResource::Output(0)};
-      if (m.two_dispatches()) out.push_back(sums[0]);
+      if (m.two_dispatches()) out.push_back(sums);
       plan.steps.push_back({m.axis.label, {in}, out});
       StepKernel k = m.recursive ? RecursiveStep(config, m, extend, *fit)
                                  : BoxStep(config, m, stack.coeffs.size());
@@ -696,26 +693,26 @@ class LargeRadiusBlur final : public BlurVariant {
           m.recursive
               ? RecursiveRoundingPsnr(*fit, config.radius, m.axis.n + 2 * extend, false)
               : PrefixRoundingPsnr(stack, config.radius, m.axis.n, false,
-                                   m.two_dispatches()
-                                       ? 1.5  // the Kahan scan
-                                       : std::max(1.5, FusedScanRoundings(m.fused)));
+                                   m.two_dispatches() ? kKahanScanRoundings
+                                                      : FusedScanRoundings(m.fused));
       rounding_mse += std::pow(10.0, -rounding_psnr / 10);
     }
     const double kernel_psnr = both ? MixedKernelNoisePsnr(exact, kernels[0], kernels[1])
                                     : KernelNoisePsnr(exact, kernels[0], false);
     const double rounding_psnr = -10.0 * std::log10(rounding_mse);
     const double psnr = CombinedPsnr(kernel_psnr, rounding_psnr);
+    constexpr char kRecursion[] =
+        "a recursive damped cosine (one complex pole, the Gaussian's truncation kept)";
     std::string method;
     if (!any_boxes) {
-      method = "a recursive damped cosine (one complex pole, the Gaussian's truncation kept)";
+      method = kRecursion;
     } else if (!any_recursive) {
       method = absl::StrCat(stack.coeffs.size(), " boxes");
     } else {
-      method = absl::StrCat(
-          methods[0].recursive ? "rows" : "columns",
-          " by a recursive damped cosine (one complex pole, the Gaussian's truncation kept), ",
-          methods[0].recursive ? "columns" : "rows", " by ", stack.coeffs.size(),
-          " boxes (their lines do not fit shared memory for the recursion),");
+      method = absl::StrCat(methods[0].recursive ? "rows" : "columns", " by ", kRecursion, ", ",
+                            methods[0].recursive ? "columns" : "rows", " by ",
+                            stack.coeffs.size(),
+                            " boxes (their lines do not fit shared memory for the recursion),");
     }
     prepared.accuracy = {
         false,

@@ -60,8 +60,10 @@ double MixedKernelNoisePsnr(const std::vector<double>& exact, const std::vector<
 // path's Kahan scan: about 1.5; the fused path adds its tree scan's levels,
 // see FusedScanRoundings). As a PSNR (dB), treating the roundings as
 // independent uniform errors.
+// Roundings of one prefix sum of the two-dispatch path's Kahan scan.
+inline constexpr double kKahanScanRoundings = 1.5;
 double PrefixRoundingPsnr(const BoxStack& stack, int radius, int n_max, bool both_axes,
-                          double roundings_per_sum = 1.5);
+                          double roundings_per_sum = kKahanScanRoundings);
 
 // The fused path (one dispatch per axis, prefix sums in shared memory) for
 // one axis: lines of n pixels, `lines` of them, on a device with

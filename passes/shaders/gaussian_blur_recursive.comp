@@ -67,13 +67,8 @@
 #define Pix vec4
 #define LINE_GROUP gl_WorkGroupID.x
 #define StripPixel WORKING_PIXEL
-#ifdef WORKING_F32
-#define TO_STRIP(value_) (value_)
-#define FROM_STRIP(stored_) (stored_)
-#else
-#define TO_STRIP(value_) uvec2(packHalf2x16((value_).xy), packHalf2x16((value_).zw))
-#define FROM_STRIP(stored_) vec4(unpackHalf2x16((stored_).x), unpackHalf2x16((stored_).y))
-#endif
+#define TO_STRIP(value_) PACK_PIXEL(value_)
+#define FROM_STRIP(stored_) UNPACK_PIXEL(stored_)
 #define PAIR_OF(pixel_) (pixel_)
 #define STORE_PAIR(buffer_, index_, value_) buffer_[index_] = (value_)
 #endif

@@ -61,6 +61,14 @@ using Planned = plan_test::PlannedVariant;
 
 Planned Plan(const BlurConfig& config) { return plan_test::PlanVariant("large_radius", config); }
 
+// The plan at r = 64 with the H100's limits for a width x height image in
+// `working`.
+Planned PlanImage(uint32_t width, uint32_t height, PixelFormat working) {
+  BlurConfig config = Config(width, height, 64, H100Caps());
+  config.working = working;
+  return Plan(config);
+}
+
 bool Fused(const passes::StepKernel& k) { return k.details.starts_with("fused"); }
 bool Recursive(const passes::StepKernel& k) { return k.details.starts_with("recursive"); }
 
@@ -141,9 +149,7 @@ TEST(LargeRadiusPlan, LongLinesRunTwoChannelsAWorkgroup) {
   for (const Expect& e : cases) {
     SCOPED_TRACE(absl::StrCat(e.width, "x", e.height, " ",
                               std::string(graph::PixelFormatName(e.working))));
-    BlurConfig config = Config(e.width, e.height, 64, H100Caps());
-    config.working = e.working;
-    const Planned p = Plan(config);
+    const Planned p = PlanImage(e.width, e.height, e.working);
     ASSERT_EQ(p.prepared.steps.size(), 2u);
     const passes::StepKernel& h = p.prepared.steps[0];
     const passes::StepKernel& v = p.prepared.steps[1];
@@ -157,9 +163,7 @@ TEST(LargeRadiusPlan, LongLinesRunTwoChannelsAWorkgroup) {
   // run the recursion, two channels at a time.
   for (const auto& [width, height, working] :
        {std::tuple{4096, 4096, PixelFormat::kRgba32F}, {8192, 8192, PixelFormat::kRgba16F}}) {
-    BlurConfig config = Config(width, height, 64, H100Caps());
-    config.working = working;
-    const Planned p = Plan(config);
+    const Planned p = PlanImage(width, height, working);
     ASSERT_EQ(p.prepared.steps.size(), 2u);
     EXPECT_TRUE(channel_pairs(p.prepared.steps[0])) << p.prepared.steps[0].details;
     EXPECT_FALSE(Recursive(p.prepared.steps[1])) << p.prepared.steps[1].details;
@@ -186,9 +190,7 @@ TEST(LargeRadiusPlan, EachAxisTakesItsOwnMethod) {
                           {4096, 4096, PixelFormat::kRgba32F, true}};
   for (const Expect& e : cases) {
     SCOPED_TRACE(absl::StrCat(e.width, "x", e.height));
-    BlurConfig config = Config(e.width, e.height, 64, H100Caps());
-    config.working = e.working;
-    const Planned p = Plan(config);
+    const Planned p = PlanImage(e.width, e.height, e.working);
     ASSERT_EQ(p.prepared.steps.size(), 2u);
     const passes::StepKernel& h = p.prepared.steps[0];
     const passes::StepKernel& v = p.prepared.steps[1];
