@@ -74,6 +74,19 @@ constexpr uint32_t kFastColumnGroup = 64;    // adjacent columns per workgroup
 constexpr uint32_t kColumnTileRowBytes = 32;
 constexpr uint32_t kColumnTileGroup = 64;
 constexpr uint32_t kColumnTileMaxHaloSpans = 4;
+// RGBA32F tiles may take 96 invocations instead (2 columns of 384 rows),
+// where that stages fewer rows in all and the radius is at most
+// kColumnTileTallMaxRadius (ColumnTileGroup). H100, RGBA32F, vertical
+// pass, µs, 64 against 96 invocations in the same call (2026-11-28):
+// 1080p r = 16 39.4 / 37.9, r = 64 74.5 / 72.2, r = 112 117.0 / 110.8
+// (1080 rows: 5 tiles of 256, the last 56 rows full, against 3 of 384);
+// 4K r = 64 238.1 / 229.1 (9 tiles against 6). In the sweeps: 1080p
+// r = 32 51.5 / 47.6, r = 128 128.0 / 122.4, but r = 256 260.4 / 294.9;
+// 4096² r = 64 472.8 / 442.9, r = 256 1,689.9 / 2,215.7 (the taller tile
+// with a halo of 512 rows holds 32 KB of shared memory: fewer workgroups
+// fit a multiprocessor). Radii between 128 and 256 were not measured.
+constexpr uint32_t kColumnTileTallGroup = 96;
+constexpr uint32_t kColumnTileTallMaxRadius = 128;
 
 // The matrix path (must match gaussian_blur_fast_tensor.comp): 16×16 tiles,
 // `tiles` tiles along the axis per subgroup, 4 lines × 4 channels per tile
@@ -221,15 +234,42 @@ uint64_t LineWeightBytes(uint64_t radius) {
 // separate banks (the shader's kStride says why).
 uint32_t RowTileStride(uint32_t capacity) { return (capacity / kFastOutputs + 11) / 16 * 16 + 4; }
 
-// Shared pixels of a column tile: kColumnTileGroup / `columns` runs of
-// kFastOutputs rows, the halo rounded up to whole runs, one empty row after
-// every kFastOutputs (the shader's Padded()), rounded up to whole rows of
+// A column tile's halo: 2R rows rounded up to whole runs of kFastOutputs.
+uint32_t ColumnTileHaloRows(uint32_t radius) {
+  return DivideRoundingUp(2 * radius, kFastOutputs) * kFastOutputs;
+}
+
+// Shared pixels of a column tile of `group` invocations: group / `columns`
+// runs of kFastOutputs rows, the halo, one empty row after every
+// kFastOutputs (the shader's Padded()), rounded up to whole rows of
 // kFastOutputs pixels of the shader's array.
-uint32_t ColumnTilePixels(uint32_t columns, uint32_t radius) {
-  const uint32_t rows = kColumnTileGroup / columns * kFastOutputs +
-                        DivideRoundingUp(2 * radius, kFastOutputs) * kFastOutputs;
+uint32_t ColumnTilePixels(uint32_t group, uint32_t columns, uint32_t radius) {
+  const uint32_t rows = group / columns * kFastOutputs + ColumnTileHaloRows(radius);
   return DivideRoundingUp((rows + DivideRoundingUp(rows, kFastOutputs)) * columns, kFastOutputs) *
          kFastOutputs;
+}
+
+// Invocations of a column tile of lines n pixels long: kColumnTileGroup,
+// or for 16-byte pixels up to kColumnTileTallMaxRadius
+// kColumnTileTallGroup where its tile fits and the taller tiles stage
+// fewer rows in all, ⌈n / span⌉ · (span + halo): fewer halos, and a short
+// last tile weighs less (1080 rows, r = 64: 3 · 512 against 5 · 384).
+// Equal counts keep the smaller group (512 rows: 2 tiles either way, the
+// taller half empty).
+uint32_t ColumnTileGroup(uint32_t n, uint32_t radius, uint32_t pixel_bytes,
+                         uint32_t shared_pixels, uint32_t max_invocations) {
+  const uint32_t columns = kColumnTileRowBytes / pixel_bytes;
+  const auto staged = [&](uint32_t group) {
+    const uint64_t span = group / columns * kFastOutputs;
+    return DivideRoundingUp(uint64_t{n}, span) * (span + ColumnTileHaloRows(radius));
+  };
+  const uint32_t tall = kColumnTileTallGroup;
+  if (pixel_bytes == 16 && radius <= kColumnTileTallMaxRadius && tall <= max_invocations &&
+      ColumnTilePixels(tall, columns, radius) <= shared_pixels &&
+      staged(tall) < staged(kColumnTileGroup)) {
+    return tall;
+  }
+  return kColumnTileGroup;
 }
 
 // The column-tile kernel, or nothing for rows, or when the tile does not fit
@@ -240,15 +280,22 @@ std::optional<StepKernel> PlanColumnTiles(const BlurConfig& config, const LineLa
   if (layout.in_line_stride != 1) return std::nullopt;
   const uint32_t radius = static_cast<uint32_t>(config.radius);
   const uint32_t columns = kColumnTileRowBytes / pixel_bytes;
-  const uint32_t span = kColumnTileGroup / columns * kFastOutputs;
-  const uint32_t pixels = ColumnTilePixels(columns, radius);
-  if (kColumnTileGroup > config.caps.max_workgroup_invocations || pixels > shared_pixels ||
-      2 * radius > kColumnTileMaxHaloSpans * span) {
+  // Whether tiles run at all is judged on the 64-invocation tile (the
+  // radii measured against reading columns directly); the taller tile
+  // only where that holds.
+  const uint32_t least_span = kColumnTileGroup / columns * kFastOutputs;
+  if (kColumnTileGroup > config.caps.max_workgroup_invocations ||
+      ColumnTilePixels(kColumnTileGroup, columns, radius) > shared_pixels ||
+      2 * radius > kColumnTileMaxHaloSpans * least_span) {
     return std::nullopt;
   }
+  const uint32_t group = ColumnTileGroup(layout.n, radius, pixel_bytes, shared_pixels,
+                                         config.caps.max_workgroup_invocations);
+  const uint32_t span = group / columns * kFastOutputs;
+  const uint32_t pixels = ColumnTilePixels(group, columns, radius);
   StepKernel k;
   k.layout = layout;
-  k.spec.values = {kColumnTileGroup, radius, 2, pixels, kFastOutputs, columns, config.border};
+  k.spec.values = {group, radius, 2, pixels, kFastOutputs, columns, config.border};
   k.groups_x = DivideRoundingUp(layout.lines, columns);
   k.groups_y = DivideRoundingUp(layout.n, span);
   k.details = absl::StrCat("column tiles of ", columns, " x ", span, " px + halo 2x", radius,

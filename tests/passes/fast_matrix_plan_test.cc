@@ -605,20 +605,27 @@ TEST(FastBothAxesPlan, SmallRadiiTakeOneDispatchWhereATileFits) {
 // staged in tiles of 32 bytes per row (2 RGBA32F or 4 RGBA16F pixels), 64
 // invocations, where the tile fits beside the weights and its halo is at
 // most 4 times the rows it blurs (256 RGBA32F, 128 RGBA16F); read straight
-// from memory beyond. The horizontal pass keeps its row segments.
+// from memory beyond. RGBA32F tiles up to r = 128 take 96 invocations (384
+// rows) where they fit and stage fewer rows in all: 1080 rows, 3 tiles
+// against 5. The horizontal pass keeps its row segments.
 TEST(FastColumnPlan, ColumnsStagedInTilesWhereTheyFit) {
   struct Want {
     PixelFormat working;
     int radius;
     bool tiles;
+    uint32_t group;  // invocations of a tile
   };
   // 48 KB, weights 4·(2R + 33) bytes. RGBA32F: 2 columns of 256 + 2R rows
   // (+1/8 padding) × 16 B: 40.8 KB at R = 450 (44.3 KB free), 45.2 KB at
-  // R = 500 (44.0 free). RGBA16F: the halo limit, 2R <= 512, comes first.
-  const Want wants[] = {{PixelFormat::kRgba32F, 9, true},   {PixelFormat::kRgba32F, 64, true},
-                        {PixelFormat::kRgba32F, 450, true}, {PixelFormat::kRgba32F, 500, false},
-                        {PixelFormat::kRgba16F, 64, true},  {PixelFormat::kRgba16F, 256, true},
-                        {PixelFormat::kRgba16F, 257, false}};
+  // R = 500 (44.0 free); the taller tile (384 + 2R rows) only up to
+  // R = 128 (measured slower at 256). RGBA16F: the halo limit, 2R <= 512,
+  // comes first.
+  const Want wants[] = {
+      {PixelFormat::kRgba32F, 9, true, 96},    {PixelFormat::kRgba32F, 64, true, 96},
+      {PixelFormat::kRgba32F, 128, true, 96},  {PixelFormat::kRgba32F, 129, true, 64},
+      {PixelFormat::kRgba32F, 450, true, 64},  {PixelFormat::kRgba32F, 500, false, 0},
+      {PixelFormat::kRgba16F, 64, true, 64},   {PixelFormat::kRgba16F, 256, true, 64},
+      {PixelFormat::kRgba16F, 257, false, 0}};
   gpu::DeviceCaps no_matrix = MatrixCaps();
   no_matrix.f16_matrix_product_16 = false;
   for (const Want& want : wants) {
@@ -635,16 +642,39 @@ TEST(FastColumnPlan, ColumnsStagedInTilesWhereTheyFit) {
     EXPECT_THAT(v.details, testing::HasSubstr("column tiles"));
     const uint32_t columns = f32 ? 2 : 4;
     ASSERT_EQ(v.spec.values.size(), 7u);
-    EXPECT_EQ(v.spec.values[0], 64u);
+    EXPECT_EQ(v.spec.values[0], want.group);
     EXPECT_EQ(v.spec.values[2], 2u);  // the shader's path 2
     EXPECT_EQ(v.spec.values[5], columns);
-    const uint32_t span = 64 / columns * 8;
+    const uint32_t span = want.group / columns * 8;
+    EXPECT_THAT(v.details, testing::HasSubstr(absl::StrCat(columns, " x ", span, " px")));
     const uint32_t rows = span + (2 * want.radius + 7) / 8 * 8;
     EXPECT_GE(v.spec.values[3], (rows + (rows + 7) / 8) * columns);  // the padded tile
     EXPECT_EQ(v.spec.values[3] % 8, 0u);
     EXPECT_LE(v.spec.values[3] * (f32 ? 16 : 8) + 4 * (2 * want.radius + 33), 48u << 10);
     EXPECT_EQ(v.groups_x, 1920 / columns);
     EXPECT_EQ(v.groups_y, (1080 + span - 1) / span);
+  }
+}
+
+// The taller RGBA32F column tile is taken only where it stages fewer rows
+// in all, ⌈rows / span⌉ · (span + 2R rounded to 8): at r = 64, 512 rows
+// stage 2 · 384 in tiles of 256 against 2 · 512 in tiles of 384 (64
+// invocations), 2048 rows 8 · 384 = 6 · 512 (a tie keeps 64), 2160 rows
+// 9 · 384 against 6 · 512 (96), 1081 rows 5 · 384 against 3 · 512 (96).
+TEST(FastColumnPlan, TallerTilesOnlyWhereTheyStageFewerRows) {
+  gpu::DeviceCaps no_matrix = MatrixCaps();
+  no_matrix.f16_matrix_product_16 = false;
+  for (auto [rows, group] : {std::pair{512u, 64u}, std::pair{2048u, 64u}, std::pair{2160u, 96u},
+                             std::pair{1081u, 96u}, std::pair{256u, 64u}}) {
+    SCOPED_TRACE(::testing::Message() << rows << " rows");
+    BlurConfig config = Config(64, PixelFormat::kRgba32F, no_matrix);
+    config.extent = {640, rows};
+    const Planned p = PlanFast(config);
+    ASSERT_EQ(p.prepared.steps.size(), 2u);
+    const passes::StepKernel& v = p.prepared.steps[1];
+    ASSERT_THAT(v.details, testing::HasSubstr("column tiles"));
+    EXPECT_EQ(v.spec.values[0], group);
+    EXPECT_EQ(v.groups_y, (rows + group * 4 - 1) / (group * 4));  // span: group / 2 · 8 rows
   }
 }
 
