@@ -271,7 +271,9 @@ TEST_F(BlurVariantsTest, FastBothAxesInOneDispatchMatchesReference) {
 }
 
 // fast's vertical pass with columns staged in tiles (2 RGBA32F or 4 RGBA16F
-// columns of 256 or 128 rows, plus the halo): images several tiles tall,
+// columns of 256 or 128 rows, plus the halo; RGBA32F here in tiles of 384
+// rows, the taller tile the plan takes for 1100 and 531 rows at r = 9 and
+// 64): images several tiles tall,
 // widths that leave the last tile short of columns, every border, both
 // formats, one axis and both, radii whose halo is and is not a multiple of
 // 8 rows. At r = 300 the columns are read directly (on lavapipe's 32 KB
