@@ -250,8 +250,8 @@ uint32_t ColumnTilePixels(uint32_t group, uint32_t columns, uint32_t radius) {
 }
 
 // Invocations of a column tile of lines n pixels long: kColumnTileGroup,
-// or for 16-byte pixels up to kColumnTileTallMaxRadius
-// kColumnTileTallGroup where its tile fits and the taller tiles stage
+// or kColumnTileTallGroup for 16-byte pixels at radii up to
+// kColumnTileTallMaxRadius, where its tile fits and the taller tiles stage
 // fewer rows in all, ⌈n / span⌉ · (span + halo): fewer halos, and a short
 // last tile weighs less (1080 rows, r = 64: 3 · 512 against 5 · 384).
 // Equal counts keep the smaller group (512 rows: 2 tiles either way, the
