@@ -126,8 +126,11 @@ const uint kGroups = kSlots / kSubgroupSize;    // subgroups per line
 // Spare slots, so that a subgroup's invocations (a chunk apart) read
 // different shared-memory banks. Rows: one per chunk where the chunk is
 // even (16 -> stride 17; 15 needs none: with one per 16 there, chunks of
-// 15 made the pass 37% slower on the H100); columns: one per 16 pixels
-// (measured faster there than one per chunk).
+// 15 made the pass 37% slower on the H100); columns: one per chunk, so
+// that lanes are 2·kChunk + 1 slots apart, an odd stride (one per 16 px
+// left 8-byte reads 1.5x the ideal wavefronts at chunks of 12 and 14; on
+// the H100 one per chunk made 1080p RGBA32F columns 60.2 -> 59.1 µs and
+// 4K RGBA16F 167.4 -> 165.6, 1080p RGBA16F level at 45.3).
 const uint kSpare = (kChunk & 1u) == 0u ? 1u : 0u;
 const uint kPadded = kCapacity + kCapacity / kChunk + 1u;  // per line; must match the planner
 
@@ -158,7 +161,7 @@ vec2 Power(vec2 p, uint e) {
 }
 
 uint Slot(uint line, uint i) {
-  return kColumns != 0u ? i * kLines + line + (i >> 4)
+  return kColumns != 0u ? i * kLines + line + i / kChunk
                         : line * kPadded + i + kSpare * (i / kChunk);
 }
 
