@@ -304,36 +304,46 @@ RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, bool colum
   // multiprocessor and the last round of workgroups runs nearly alone; one
   // column alone reads 8- or 16-byte pieces of rows).
   const uint64_t widest = columns ? 2 : 1;
-  // The widest strip first; with the margins where they fit and cost no
-  // occupancy (RecursiveResidentWorkgroups), else without; the rounded
-  // capacity before the exact one.
+  // The widest strip first; with the full margins where they fit and cost
+  // no occupancy (RecursiveResidentWorkgroups), else, for lines not
+  // extended, one-pixel margins on the same terms, else none. Each at the
+  // rounded capacity where that costs no occupancy, else the exact one
+  // (RGBA32F rows of 1,920 px: one-pixel margins rounded to 1,984 px would
+  // let 2 workgroups run at once instead of 3, 1,922 px keep 3).
   for (uint64_t l = widest; l >= 1; l /= 2) {
     if (l > 1 && l / 2 >= lines) continue;
     if (l * slots > most) continue;
-    // The first capacity of the strip with margins m that fits, or 0.
-    const auto fitting = [&](uint64_t m) -> uint64_t {
+    const uint64_t plain = bytes(l, round_up(n)) <= shared_bytes ? round_up(n) : n;
+    if (bytes(l, plain) > shared_bytes) continue;
+    const uint32_t threads = static_cast<uint32_t>(l * slots);
+    const uint32_t resident = RecursiveResidentWorkgroups(bytes(l, plain), threads, pixel_bytes);
+    // The capacity of a strip with margins m that fits and costs no
+    // occupancy, or 0.
+    const auto costless = [&](uint64_t m) -> uint64_t {
       const uint64_t stored = uint64_t{n} + 2 * m;
       for (const uint64_t capacity : {round_up(stored), stored}) {
-        if (bytes(l, capacity) <= shared_bytes) return capacity;
+        if (bytes(l, capacity) <= shared_bytes &&
+            RecursiveResidentWorkgroups(bytes(l, capacity), threads, pixel_bytes) >= resident) {
+          return capacity;
+        }
       }
       return 0;
     };
-    const uint64_t plain = fitting(0);
-    if (plain == 0) continue;
-    const uint32_t threads = static_cast<uint32_t>(l * slots);
-    const uint64_t margined = margin != 0 ? fitting(margin) : 0;
-    const bool use_margins =
-        margined != 0 &&
-        RecursiveResidentWorkgroups(bytes(l, margined), threads, pixel_bytes) >=
-            RecursiveResidentWorkgroups(bytes(l, plain), threads, pixel_bytes);
-    const uint64_t capacity = use_margins ? margined : plain;
+    uint64_t capacity = plain;
+    if (const uint64_t full = margin != 0 ? costless(margin) : 0; full != 0) {
+      capacity = full;
+      g.margin = margin;
+    } else if (const uint64_t one = extend == 0 ? costless(1) : 0; one != 0) {
+      capacity = one;
+      g.margin = 1;
+      g.clamped_reads = true;
+    }
     g.threads = threads;
     g.lines_per_group = static_cast<uint32_t>(l);
     g.capacity = static_cast<uint32_t>(capacity);
     g.chunks = static_cast<uint32_t>(slots);
     g.chunk = static_cast<uint32_t>(chunk);
     g.shared_bytes = static_cast<uint32_t>(bytes(l, capacity));
-    g.margin = use_margins ? margin : 0;
     return g;
   }
   return g;
@@ -537,7 +547,7 @@ class LargeRadiusBlur final : public BlurVariant {
     k.shader = m.pairs ? kShaderRecursivePairs : kShaderRecursive;
     k.spec.values = {g.threads, g.lines_per_group, g.capacity, m.rows() ? 0u : 1u,
                      config.caps.subgroup_size, extend != 0 ? 1u : 0u, g.chunk,
-                     g.margin != 0 ? 1u : 0u};
+                     g.margin == 0 ? 0u : g.clamped_reads ? 2u : 1u};
     k.groups_x = DivideRoundingUp(a.lines, g.lines_per_group) * (m.pairs ? 2 : 1);
     k.segment = extend;  // the shader's pc.extend
     k.details = absl::StrCat(
@@ -546,7 +556,8 @@ class LargeRadiusBlur final : public BlurVariant {
         g.chunk, " px, ", g.chunks, " per line",
         extend ? absl::StrCat(", the line extended by ", extend, " px each side") : std::string(),
         "), lines in shared memory",
-        g.margin ? absl::StrCat(" with margins of ", g.margin, " px")
+        g.clamped_reads ? std::string(" with margins of 1 px, reads clamped to them")
+        : g.margin      ? absl::StrCat(" with margins of ", g.margin, " px")
                  : std::string(" without margins (reads checked)"),
         " (", g.shared_bytes, " bytes); pole ",
         absl::StrFormat("%.6f%+.6fi", fit.pole.real(), fit.pole.imag()));

@@ -99,7 +99,10 @@ FusedGeometry ChooseFusedGeometry(uint32_t n, uint32_t lines, uint32_t shared_by
 struct RecursiveGeometry {
   uint32_t threads = 0;
   uint32_t lines_per_group = 0;
-  uint32_t capacity = 0;  // pixels per line in shared memory, margins included (rounded as for fused)
+  // Pixels per line in shared memory, margins included: rounded up as for
+  // fused (so that nearby lengths share a pipeline) where that costs no
+  // occupancy, else exact.
+  uint32_t capacity = 0;
   uint32_t chunks = 0;    // per line, including the padding to whole subgroups
   // Pixels per chunk: the line (rounded up to kFusedCapacityStep) spread
   // evenly over the chunks, at most kRecursiveChunk, so the rounding bounds
@@ -109,9 +112,14 @@ struct RecursiveGeometry {
   // Pixels the strip holds beyond each end of the recursions' domain (the
   // delayed reads' reach, filled through the border), so that no read in
   // the sweeps needs a check: the requested margin where it fits and fewer
-  // workgroups would not run at once for it (RecursiveResidentWorkgroups),
-  // else 0.
+  // workgroups would not run at once for it (RecursiveResidentWorkgroups);
+  // else, where the line is not extended (clamp and zero borders), 1 with
+  // clamped_reads on the same terms; else 0.
   uint32_t margin = 0;
+  // The sweeps clamp every read to the one-pixel margins (the shader's
+  // kMargined 2): what lies beyond an end of a clamp or zero line is one
+  // value.
+  bool clamped_reads = false;
 };
 constexpr uint32_t kRecursiveChunk = 16;  // the most pixels per chunk (the shader's kChunk)
 // Radii below this take the box stack, which is the exact kernel up to

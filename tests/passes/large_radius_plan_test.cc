@@ -96,31 +96,37 @@ TEST(LargeRadiusPlan, FullHdOnAnH100TakesTheRecursivePath) {
       EXPECT_TRUE(Recursive(h)) << h.details;
       EXPECT_TRUE(Recursive(v)) << v.details;
       // threads, lines per workgroup, capacity, columns, subgroup size,
-      // extended, pixels per chunk, margined. Rows: 1920 px need 120 chunks
-      // of 16, so 128 slots; spread over them, 128 chunks of 15. The strip
-      // holds radius + 1 more pixels at each end (rounded up to 64) where
-      // they fit 48 KB and cost no occupancy: RGBA16F rows up to r = 64
-      // (5 workgroups a multiprocessor by registers; 18.0 KB at r = 64,
-      // 21.6 KB at r = 256 allow only 4), never RGBA32F rows (3 workgroups
-      // of 33.0 KB without, 2 of 34.1 KB or more with).
+      // extended, pixels per chunk, margins (0 none, 1 full, 2 one pixel
+      // with clamped reads). Rows: 1920 px need 120 chunks of 16, so 128
+      // slots; spread over them, 128 chunks of 15. The strip holds
+      // radius + 1 more pixels at each end (rounded up to 64) where they
+      // fit 48 KB and cost no occupancy: RGBA16F rows up to r = 64 (5
+      // workgroups a multiprocessor by registers; 18.0 KB at r = 64, 21.6
+      // KB at r = 256 allow only 4), never RGBA32F rows (3 workgroups of
+      // 33.0 KB without, 2 of 34.1 KB or more with). Elsewhere one pixel
+      // at each end (clamp border): RGBA16F 1922 px rounded up to 1984,
+      // RGBA32F exact (1984 px would be 34.1 KB).
       const uint32_t margin = static_cast<uint32_t>(radius) + 1;
       const auto capacity = [&](uint32_t n) { return (n + 2 * margin + 63) / 64 * 64; };
       const bool rows_margined = working == PixelFormat::kRgba16F && radius <= 64;
+      const uint32_t rows_clamped = working == PixelFormat::kRgba16F ? 1984 : 1922;
       EXPECT_EQ(h.spec.values,
-                (std::vector<uint32_t>{128, 1, rows_margined ? capacity(1920) : 1920, 0, 32, 0, 15,
-                                       rows_margined ? 1u : 0u}));
+                (std::vector<uint32_t>{128, 1, rows_margined ? capacity(1920) : rows_clamped, 0,
+                                       32, 0, 15, rows_margined ? 1u : 2u}));
       EXPECT_EQ(h.groups_x, 1080u);
+      EXPECT_THAT(h.details, HasSubstr(rows_margined ? "with margins of " : "reads clamped"));
       // Columns: 1080 px need 68 chunks of 16, so 96 slots; spread over
       // them, 90 chunks of 12; two columns per workgroup, with margins
       // where they fit: up to r = 256 in RGBA16F (3 workgroups by
       // registers either way), r = 64 in RGBA32F (2 by shared memory
-      // either way).
+      // either way); else one pixel at each end, 1082 px rounded up to
+      // 1088 (what the line alone takes).
       const bool margined = working == PixelFormat::kRgba16F ? radius <= 256 : radius <= 64;
       EXPECT_EQ(v.spec.values,
                 (std::vector<uint32_t>{192, 2, margined ? capacity(1080) : 1088, 1, 32, 0, 12,
-                                       margined ? 1u : 0u}));
+                                       margined ? 1u : 2u}));
       EXPECT_EQ(v.groups_x, 960u);
-      EXPECT_THAT(v.details, HasSubstr(margined ? "with margins" : "without margins"));
+      EXPECT_THAT(v.details, HasSubstr(margined ? "with margins of " : "reads clamped"));
       EXPECT_EQ(h.segment, 0u);  // no extension for clamp
       ASSERT_TRUE(p.prepared.accuracy.noise_psnr_db.has_value());
       EXPECT_GE(*p.prepared.accuracy.noise_psnr_db, radius >= 16 ? 80.0 : 70.0);
@@ -327,26 +333,40 @@ TEST(LargeRadiusPlan, RecursiveGeometryCoversEveryPixelWithinTheSharedMemory) {
                     EXPECT_TRUE(strips(1, n) > shared || slots > invocations);
                     continue;
                   }
-                  // The margins wherever the strips hold them and as many
-                  // workgroups run at once with them as without, else none.
+                  // The full margins wherever the strips hold them and as
+                  // many workgroups run at once with them as without, else
+                  // one pixel at each end on the same terms where the line
+                  // is not extended, else none; a capacity rounded up to 64
+                  // where that costs nothing either.
                   const uint32_t l = g.lines_per_group;
-                  const auto capacity = [&](uint64_t stored) {
-                    const uint64_t up = (stored + 63) / 64 * 64;
-                    return strips(l, up) <= shared ? up : stored;
+                  const auto resident = [&](uint64_t capacity) {
+                    return passes::RecursiveResidentWorkgroups(strips(l, capacity), g.threads,
+                                                               bytes);
                   };
-                  const auto resident = [&](uint64_t stored) {
-                    return passes::RecursiveResidentWorkgroups(strips(l, capacity(stored)),
-                                                               g.threads, bytes);
+                  const uint64_t up = (uint64_t{n} + 63) / 64 * 64;
+                  const uint64_t plain = strips(l, up) <= shared ? up : n;
+                  const auto costless = [&](uint64_t stored, uint64_t capacity) {
+                    return capacity >= stored && strips(l, capacity) <= shared &&
+                           resident(capacity) >= resident(plain);
                   };
-                  const uint64_t wanted = uint64_t{n} + 2 * margin;
-                  if (g.margin == 0) {
-                    EXPECT_TRUE(margin == 0 || strips(l, wanted) > shared ||
-                                resident(wanted) < resident(n));
-                  } else {
-                    EXPECT_EQ(g.margin, margin);
-                    EXPECT_GE(resident(wanted), resident(n));
-                  }
+                  const auto either = [&](uint64_t m) {
+                    const uint64_t stored = uint64_t{n} + 2 * m;
+                    return costless(stored, (stored + 63) / 64 * 64) || costless(stored, stored);
+                  };
+                  const bool full = margin != 0 && either(margin);
+                  const bool one = !full && extend == 0 && either(1);
+                  EXPECT_EQ(g.margin, full ? margin : one ? 1u : 0u);
+                  EXPECT_EQ(g.clamped_reads, one);
                   const uint64_t stored = uint64_t{n} + 2 * g.margin;
+                  if (g.margin != 0) {
+                    EXPECT_TRUE(costless(stored, g.capacity));
+                    // Rounded up wherever that costs nothing.
+                    if (costless(stored, (stored + 63) / 64 * 64)) {
+                      EXPECT_EQ(g.capacity, (stored + 63) / 64 * 64);
+                    }
+                  } else {
+                    EXPECT_EQ(g.capacity, plain);
+                  }
                   EXPECT_EQ(g.chunks, slots);
                   // Every pixel of the extended line in a chunk, no chunk longer
                   // than the rounding bounds assume, spread evenly (no whole

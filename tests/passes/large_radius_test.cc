@@ -309,9 +309,11 @@ TEST_F(LargeRadiusRecursiveTest, MatchesItsRecursionOnRandomOddSizes) {
 }
 
 // Lines that fit shared memory but not with their margins (radius + 1
-// pixels more at each end, more for mirror and wrap) run the pipeline whose
-// reads clamp and check (the other tests' short lines hold margins).
-TEST_F(LargeRadiusRecursiveTest, LinesWhoseMarginsDoNotFitTakeCheckedReads) {
+// pixels more at each end, more for mirror and wrap): clamp and zero keep
+// one pixel at each end and clamp their reads to it; mirror and wrap run
+// the pipeline whose reads check and map through the border (the other
+// tests' short lines hold margins).
+TEST_F(LargeRadiusRecursiveTest, LinesWhoseMarginsDoNotFitTakeClampedOrCheckedReads) {
   const uint32_t shared = testing::SharedGpu().device->caps().max_compute_shared_memory_bytes;
   // RGBA32F: 16 bytes a pixel, plus one spare per chunk (at most 16 px).
   const int row = static_cast<int>(shared * 0.7 / (16 * 17.0 / 15));
@@ -326,9 +328,41 @@ TEST_F(LargeRadiusRecursiveTest, LinesWhoseMarginsDoNotFitTakeCheckedReads) {
       c.border = borders[b];
       c.working = PixelFormat::kRgba32F;
       c.horizontal_path = c.vertical_path = "recursive";
-      (vertical ? c.vertical_detail : c.horizontal_detail) = "without margins";
+      const bool extended = c.border == "mirror" || c.border == "wrap";
+      (vertical ? c.vertical_detail : c.horizontal_detail) =
+          extended ? "without margins" : "reads clamped";
       CheckAgainstRecursion(c, 7000 + b * 2 + vertical);
     }
+  }
+}
+
+// A clamp or zero row whose strip holds the line but not one more pixel at
+// each end (a few lengths just below what shared memory holds) runs the
+// pipeline whose reads clamp to the line and select zeros.
+TEST_F(LargeRadiusRecursiveTest, LinesWithoutRoomForOnePixelMoreTakeCheckedReads) {
+  const auto& caps = testing::SharedGpu().device->caps();
+  const int rows = 45, radius = 600;
+  // The longest RGBA32F row (16 bytes a pixel) that the plan runs
+  // recursive without margins, found through the plan's own rule.
+  int width = 0;
+  for (uint32_t n = caps.max_compute_shared_memory_bytes / 16; n > 1000 && width == 0; --n) {
+    const passes::RecursiveGeometry g = passes::ChooseRecursiveGeometry(
+        n, rows, false, 0, radius + 1, 16, caps.max_compute_shared_memory_bytes,
+        caps.max_workgroup_invocations, caps.subgroup_size);
+    if (g.lines_per_group == 1 && g.margin == 0) width = static_cast<int>(n);
+  }
+  ASSERT_NE(width, 0) << "no row length between the fitting and the margined ones";
+  for (const char* border : {"clamp", "zero"}) {
+    Case c;
+    c.width = width;
+    c.height = rows;
+    c.radius = radius;
+    c.border = border;
+    c.axes = "horizontal";
+    c.working = PixelFormat::kRgba32F;
+    c.horizontal_path = "recursive";
+    c.horizontal_detail = "without margins";
+    CheckAgainstRecursion(c, 7100 + (c.border == "zero"));
   }
 }
 
