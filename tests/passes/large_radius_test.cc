@@ -362,7 +362,7 @@ TEST_F(LargeRadiusRecursiveTest, LinesWithoutRoomForOnePixelMoreTakeCheckedReads
     c.working = PixelFormat::kRgba32F;
     c.horizontal_path = "recursive";
     c.horizontal_detail = "without margins";
-    CheckAgainstRecursion(c, 7100 + (c.border == "zero"));
+    CheckAgainstRecursion(c, 7200 + (c.border == "zero"));
   }
 }
 
@@ -389,6 +389,28 @@ TEST_F(LargeRadiusRecursiveTest, LongRowsRunTwoChannelsAWorkgroup) {
       c.horizontal_detail = "two channels";
       CheckAgainstRecursion(c, 7100 + count);
     }
+  }
+}
+
+// The same long rows at a radius whose margins (1025 px at each end) do
+// not fit beside them: clamp and zero clamp their reads to one pixel at
+// each end, mirror and wrap check them. Only two channels a workgroup
+// can run these rows recursively at all, so the path implies them.
+TEST_F(LargeRadiusRecursiveTest, LongRowsOnTwoChannelsWithoutRoomForMargins) {
+  const uint32_t shared = testing::SharedGpu().device->caps().max_compute_shared_memory_bytes;
+  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
+  for (int b = 0; b < 4; ++b) {
+    Case c;
+    c.width = (static_cast<int>(shared) * 4 / 3 / 16) | 1;
+    c.height = 3;
+    c.radius = 1024;
+    c.border = borders[b];
+    c.working = PixelFormat::kRgba32F;
+    c.axes = "horizontal";
+    c.horizontal_path = "recursive";
+    const bool extended = c.border == "mirror" || c.border == "wrap";
+    c.horizontal_detail = extended ? "without margins" : "reads clamped";
+    CheckAgainstRecursion(c, 7300 + b);
   }
 }
 
