@@ -101,8 +101,8 @@ layout(constant_id = 5) const uint kExtended = 0;
 // read clamps its index to it: no border select, for 2 pixels of shared
 // memory a line instead of 2·(radius + 1). The planner's choice where the
 // full margins are off (on the H100, 1080p RGBA16F rows at r = 256 went
-// 33.8 -> 30.5 µs; where full margins fit, they were faster: 29.7 against
-// 30.5 at r = 64).
+// 33.8 -> 30.5-31.7 µs in two calls; where full margins fit, they were
+// faster: 29.7 against 30.5 at r = 64).
 layout(constant_id = 7) const uint kMargined = 0;
 
 // Must match RecursivePush in passes/blur_variants/large_radius.cc.
