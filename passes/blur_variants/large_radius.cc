@@ -267,9 +267,19 @@ double FusedScanRoundings(const FusedGeometry& g) {
 
 namespace {
 bool boxes_only = false;
+uint32_t max_chunk_override = 0;
 }  // namespace
 
 void SetLargeRadiusBoxesOnly(bool value) { boxes_only = value; }
+
+void SetLargeRadiusMaxChunk(uint32_t most) {
+  max_chunk_override =
+      most == 0 ? 0 : std::clamp(most, kRecursiveMinChunkCap, kRecursiveMaxChunkCap);
+}
+
+uint32_t RecursiveMaxChunk() {
+  return max_chunk_override != 0 ? max_chunk_override : kRecursiveChunk;
+}
 
 RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, bool columns,
                                           uint32_t extend, uint32_t margin, uint32_t pixel_bytes,
@@ -278,7 +288,8 @@ RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, bool colum
   RecursiveGeometry g;
   if (n == 0 || subgroup_size == 0 || (subgroup_size & (subgroup_size - 1)) != 0) return g;
   const uint64_t domain = uint64_t{n} + 2ull * extend;
-  const uint64_t chunks = (domain + kRecursiveChunk - 1) / kRecursiveChunk;
+  const uint32_t most_chunk = RecursiveMaxChunk();
+  const uint64_t chunks = (domain + most_chunk - 1) / most_chunk;
   const uint64_t slots = (chunks + subgroup_size - 1) / subgroup_size * subgroup_size;
   // The line spread evenly over the slots, not chunks of 16 with whole
   // idle invocations (1080 rows: 90 chunks of 12 instead of 68 of 16 and 28
@@ -289,7 +300,10 @@ RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, bool colum
   const auto round_up = [](uint64_t length) {
     return uint64_t{DivideRoundingUp(length, kFusedCapacityStep)} * kFusedCapacityStep;
   };
-  const uint64_t chunk = DivideRoundingUp(round_up(domain), static_cast<uint32_t>(slots));
+  uint64_t chunk = DivideRoundingUp(round_up(domain), static_cast<uint32_t>(slots));
+  // Other caps than 16 (measurements) may not divide the rounding: then
+  // the exact length, spread the same way, stays within the cap.
+  if (chunk > most_chunk) chunk = DivideRoundingUp(domain, static_cast<uint32_t>(slots));
   const uint32_t most = std::min(1024u, max_invocations);
   // Must match the shared arrays of gaussian_blur_recursive.comp: the strip
   // (room for one spare pixel per chunk) and two vec4 carries per line,
@@ -374,8 +388,9 @@ double RecursiveRoundingPsnr(const RecursiveFit& fit, int radius, int n_max, boo
   // w runs backwards through 1/p within each chunk: its errors grow by
   // |p|^-j after j steps; the mean square over a chunk.
   double growth = 0;
-  for (uint32_t j = 0; j < kRecursiveChunk; ++j) growth += std::pow(decay, -2.0 * j);
-  growth /= kRecursiveChunk;
+  const uint32_t most_chunk = RecursiveMaxChunk();
+  for (uint32_t j = 0; j < most_chunk; ++j) growth += std::pow(decay, -2.0 * j);
+  growth /= most_chunk;
   // Two recursions per axis, each output |c|·(state error); per step a
   // rounding of up to half an ulp in each of the state's parts.
   const double per_axis = std::norm(fit.coefficient) * 2 * steps * ulp * ulp / 12 * (1 + growth);
@@ -526,9 +541,9 @@ class LargeRadiusBlur final : public BlurVariant {
     }
     RecursiveFit fit = FitRecursiveGaussian(config.radius, config.sigma);
     // The shader runs w backwards through 1/p within each chunk: its
-    // rounding errors grow by |p|^-kRecursiveChunk at most, held <= 256
-    // (sigma >= ~3 px for sigma = radius / 2).
-    if (std::pow(std::abs(fit.pole), kRecursiveChunk) < 1.0 / kRecursiveMaxGrowth) {
+    // rounding errors grow by |p|^-kRecursiveChunk at most (or the cap a
+    // measurement set), held <= 256 (sigma >= ~3 px for sigma = radius / 2).
+    if (std::pow(std::abs(fit.pole), RecursiveMaxChunk()) < 1.0 / kRecursiveMaxGrowth) {
       return std::nullopt;
     }
     if (KernelNoisePsnr(exact, stack.Kernel(config.radius), false) >

@@ -152,6 +152,15 @@ double RecursiveRoundingPsnr(const RecursiveFit& fit, int radius, int n_max, boo
 // then on uses the box stack. Process-wide; the server never sets it.
 void SetLargeRadiusBoxesOnly(bool boxes_only);
 
+// For measurements (rgfx-gpu-bench --large_radius_max_chunk): the most
+// pixels per chunk of the recursive path, kRecursiveMinChunkCap to
+// kRecursiveMaxChunkCap, 0 for kRecursiveChunk. The plan's rounding bound
+// and statement follow it. Process-wide; the server never sets it.
+void SetLargeRadiusMaxChunk(uint32_t most);
+// The most pixels per chunk plans use now (kRecursiveChunk unless set).
+uint32_t RecursiveMaxChunk();
+constexpr uint32_t kRecursiveMinChunkCap = 4, kRecursiveMaxChunkCap = 32;
+
 // Roundings of one fused prefix sum: the line mean's subtraction, the Kahan
 // segment scan, one per level of the segment totals' scan and one where its
 // within-subgroup and across-subgroup parts meet.

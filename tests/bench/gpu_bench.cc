@@ -72,6 +72,9 @@ ABSL_FLAG(double, min_psnr_db, 0,
 ABSL_FLAG(bool, large_radius_boxes, false,
           "large_radius uses its box stack even where its recursive path can run (in a sweep, "
           "list the variant as large_radius:boxes to time both)");
+ABSL_FLAG(int, large_radius_max_chunk, 0,
+          "large_radius's recursive path: the most pixels per chunk, 4 to 32 (0: the plan's 16); "
+          "for measuring other chunk geometries, the plan's stated rounding follows it");
 ABSL_FLAG(bool, sweep, false,
           "instead of one graph: time gaussian_blur for every --sweep_variants x "
           "--sweep_radii x --sweep_sizes x --sweep_formats and print CSV (bench/ turns it "
@@ -345,6 +348,12 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
 
 int Main() {
   passes::SetLargeRadiusBoxesOnly(absl::GetFlag(FLAGS_large_radius_boxes));
+  if (const int most = absl::GetFlag(FLAGS_large_radius_max_chunk); most != 0) {
+    if (most < int{passes::kRecursiveMinChunkCap} || most > int{passes::kRecursiveMaxChunkCap}) {
+      Fail(absl::InvalidArgumentError("--large_radius_max_chunk: 4 to 32, or 0"));
+    }
+    passes::SetLargeRadiusMaxChunk(static_cast<uint32_t>(most));
+  }
   if (const int min_subgroups = absl::GetFlag(FLAGS_stream_min_subgroups); min_subgroups > 0) {
     passes::SetFastStreamMinSubgroups(static_cast<uint32_t>(min_subgroups));
   }

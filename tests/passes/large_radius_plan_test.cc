@@ -22,6 +22,7 @@
 #include "passes/blur_variants/blur_variant.h"
 #include "tests/passes/variant_plan.h"
 #include "passes/blur_variants/large_radius.h"
+#include "passes/blur_variants/recursive_fit.h"
 #include "passes/gaussian_weights.h"
 #include "passes/shader_interface.h"
 
@@ -300,6 +301,64 @@ TEST(LargeRadiusPlan, TheBoxStackWhereTheRecursionCannotRun) {
   EXPECT_FALSE(all_boxes(Plan(sharp)));
   const BoxesOnly boxes;
   EXPECT_TRUE(all_boxes(Plan(Config(1920, 1080, 64, H100Caps()))));
+}
+
+// Plans made while one lives cap the recursive path's chunks at `most`
+// pixels (rgfx-gpu-bench --large_radius_max_chunk).
+struct MaxChunk {
+  explicit MaxChunk(uint32_t most) { passes::SetLargeRadiusMaxChunk(most); }
+  ~MaxChunk() { passes::SetLargeRadiusMaxChunk(0); }
+};
+
+// Another cap on the pixels per chunk, for measurements: 1080-row columns
+// in 64 chunks of 17 instead of 96 of 12, every line still covered within
+// the cap, and the rounding statement following the longer backward runs.
+TEST(LargeRadiusPlan, AnotherChunkCapSpreadsTheLinesWithinIt) {
+  const passes::RecursiveFit fit = passes::FitRecursiveGaussian(64, 32);
+  const double psnr_16 = passes::RecursiveRoundingPsnr(fit, 64, 1920, true);
+  {
+    const MaxChunk cap(17);
+    EXPECT_EQ(passes::RecursiveMaxChunk(), 17u);
+    BlurConfig config = Config(1920, 1080, 64, H100Caps());
+    config.border = RGFX_BORDER_CLAMP;
+    const Planned p = Plan(config);
+    ASSERT_EQ(p.prepared.steps.size(), 2u);
+    const passes::StepKernel& h = p.prepared.steps[0];
+    const passes::StepKernel& v = p.prepared.steps[1];
+    ASSERT_TRUE(Recursive(v)) << v.details;
+    EXPECT_EQ(v.spec.values[0], 128u);  // 2 columns x 64 chunk slots
+    EXPECT_EQ(v.spec.values[6], 17u);   // pixels per chunk
+    EXPECT_THAT(v.details, HasSubstr("chunks of 17 px, 64 per line"));
+    // 1920 px: 113 chunks of 17 take 128 slots, so chunks of 15 as before.
+    EXPECT_EQ(h.spec.values[6], 15u);
+    EXPECT_LT(passes::RecursiveRoundingPsnr(fit, 64, 1920, true), psnr_16);
+    for (const uint32_t most : {8u, 17u, 24u}) {
+      const MaxChunk other(most);
+      for (uint32_t n = 1; n <= 5000; n += (n < 100 ? 1 : 37)) {
+        for (const uint32_t extend : {0u, 65u}) {
+          const passes::RecursiveGeometry g = passes::ChooseRecursiveGeometry(
+              n, 1080, true, extend, extend + 65, 8, 48 << 10, 1024, 32);
+          if (g.lines_per_group == 0) continue;
+          SCOPED_TRACE(absl::StrCat("cap ", most, " n ", n, " extend ", extend));
+          const uint64_t domain = uint64_t{n} + 2 * extend;
+          EXPECT_LE(g.chunk, most);
+          EXPECT_GE(uint64_t{g.chunk} * g.chunks, domain);
+          EXPECT_EQ(g.chunks, ((domain + most - 1) / most + 31) / 32 * 32);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(passes::RecursiveMaxChunk(), passes::kRecursiveChunk);
+  EXPECT_DOUBLE_EQ(passes::RecursiveRoundingPsnr(fit, 64, 1920, true), psnr_16);
+  // Caps beyond what the shader is built for are held to its range.
+  {
+    const MaxChunk cap(1);
+    EXPECT_EQ(passes::RecursiveMaxChunk(), passes::kRecursiveMinChunkCap);
+  }
+  {
+    const MaxChunk cap(99);
+    EXPECT_EQ(passes::RecursiveMaxChunk(), passes::kRecursiveMaxChunkCap);
+  }
 }
 
 TEST(LargeRadiusPlan, RecursiveGeometryCoversEveryPixelWithinTheSharedMemory) {

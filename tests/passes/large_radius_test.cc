@@ -414,6 +414,28 @@ TEST_F(LargeRadiusRecursiveTest, LongRowsOnTwoChannelsWithoutRoomForMargins) {
   }
 }
 
+// Chunks of up to 17 px (what rgfx-gpu-bench --large_radius_max_chunk
+// measures): 1081-row columns in 64 chunks of 17, 257-px rows within the
+// cap too (with subgroups of 8, 16 chunks of 17: the rounded length would
+// need 20), against the recursion.
+TEST_F(LargeRadiusRecursiveTest, AnotherChunkCapMatchesTheRecursion) {
+  struct Cap {
+    Cap() { passes::SetLargeRadiusMaxChunk(17); }
+    ~Cap() { passes::SetLargeRadiusMaxChunk(0); }
+  } cap;
+  const char* const borders[] = {"clamp", "zero"};
+  for (int b = 0; b < 2; ++b) {
+    Case c;
+    c.width = 257;
+    c.height = 1081;
+    c.border = borders[b];
+    c.working = b ? PixelFormat::kRgba32F : PixelFormat::kRgba16F;
+    c.horizontal_path = c.vertical_path = "recursive";
+    c.vertical_detail = "chunks of 17 px";
+    CheckAgainstRecursion(c, 7400 + b);
+  }
+}
+
 TEST_F(LargeRadiusRecursiveTest, ConstantImageStaysConstant) {
   CheckConstantImage({8, 200, 3000}, "recursive", 5e-5);
 }
