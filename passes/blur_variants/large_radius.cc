@@ -565,16 +565,16 @@ class LargeRadiusBlur final : public BlurVariant {
                      g.margin == 0 ? 0u : g.clamped_reads ? 2u : 1u};
     k.groups_x = DivideRoundingUp(a.lines, g.lines_per_group) * (m.pairs ? 2 : 1);
     k.segment = extend;  // the shader's pc.extend
+    const std::string margins =
+        g.clamped_reads ? std::string(" with margins of 1 px, reads clamped to them")
+        : g.margin      ? absl::StrCat(" with margins of ", g.margin, " px")
+                        : std::string(" without margins (reads checked)");
     k.details = absl::StrCat(
         "recursive: one dispatch, ", g.lines_per_group, m.rows() ? " rows" : " columns",
         m.pairs ? " and two channels" : "", " per workgroup of ", g.threads, " (chunks of ",
         g.chunk, " px, ", g.chunks, " per line",
         extend ? absl::StrCat(", the line extended by ", extend, " px each side") : std::string(),
-        "), lines in shared memory",
-        g.clamped_reads ? std::string(" with margins of 1 px, reads clamped to them")
-        : g.margin      ? absl::StrCat(" with margins of ", g.margin, " px")
-                 : std::string(" without margins (reads checked)"),
-        " (", g.shared_bytes, " bytes); pole ",
+        "), lines in shared memory", margins, " (", g.shared_bytes, " bytes); pole ",
         absl::StrFormat("%.6f%+.6fi", fit.pole.real(), fit.pole.imag()));
     return k;
   }

@@ -105,8 +105,9 @@ struct RecursiveGeometry {
   uint32_t capacity = 0;
   uint32_t chunks = 0;    // per line, including the padding to whole subgroups
   // Pixels per chunk: the line (rounded up to kFusedCapacityStep) spread
-  // evenly over the chunks, at most kRecursiveChunk, so the rounding bounds
-  // that use kRecursiveChunk hold.
+  // evenly over the chunks, at most RecursiveMaxChunk() (kRecursiveChunk
+  // unless a measurement set another), so the rounding bounds that use it
+  // hold.
   uint32_t chunk = 0;
   uint32_t shared_bytes = 0;
   // Pixels the strip holds beyond each end of the recursions' domain (the

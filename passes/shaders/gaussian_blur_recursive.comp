@@ -119,7 +119,9 @@ layout(push_constant) uniform Push {
 // Pixels the strip holds beyond each end of the recursions' domain: the
 // delayed reads' reach with full margins, 1 with clamped ones, and a
 // constant 0 without, so that pipeline's code is as before.
-uint Margin() { return kMargined == 1u ? pc.extend + pc.radius + 1u : kMargined == 2u ? 1u : 0u; }
+uint Margin() {
+  return kMargined == 1u ? pc.extend + pc.radius + 1u : kMargined == 2u ? 1u : 0u;
+}
 
 WORKING_BUFFER(0, readonly, src);
 WORKING_BUFFER(1, writeonly, dst);

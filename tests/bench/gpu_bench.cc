@@ -18,6 +18,7 @@
 #include "absl/flags/parse.h"
 #include "absl/time/time.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -350,7 +351,9 @@ int Main() {
   passes::SetLargeRadiusBoxesOnly(absl::GetFlag(FLAGS_large_radius_boxes));
   if (const int most = absl::GetFlag(FLAGS_large_radius_max_chunk); most != 0) {
     if (most < int{passes::kRecursiveMinChunkCap} || most > int{passes::kRecursiveMaxChunkCap}) {
-      Fail(absl::InvalidArgumentError("--large_radius_max_chunk: 4 to 32, or 0"));
+      Fail(absl::InvalidArgumentError(absl::StrCat("--large_radius_max_chunk: ",
+                                                   passes::kRecursiveMinChunkCap, " to ",
+                                                   passes::kRecursiveMaxChunkCap, ", or 0")));
     }
     passes::SetLargeRadiusMaxChunk(static_cast<uint32_t>(most));
   }
