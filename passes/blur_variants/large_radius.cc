@@ -277,8 +277,14 @@ void SetLargeRadiusMaxChunk(uint32_t most) {
       most == 0 ? 0 : std::clamp(most, kRecursiveMinChunkCap, kRecursiveMaxChunkCap);
 }
 
+uint32_t RecursiveMaxChunk(bool columns, uint32_t pixel_bytes) {
+  if (max_chunk_override != 0) return max_chunk_override;
+  return columns && pixel_bytes == 8 ? kRecursiveChunkHalfColumns : kRecursiveChunk;
+}
+
 uint32_t RecursiveMaxChunk() {
-  return max_chunk_override != 0 ? max_chunk_override : kRecursiveChunk;
+  return max_chunk_override != 0 ? max_chunk_override
+                                 : std::max(kRecursiveChunk, kRecursiveChunkHalfColumns);
 }
 
 RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, bool columns,
@@ -288,7 +294,7 @@ RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, bool colum
   RecursiveGeometry g;
   if (n == 0 || subgroup_size == 0 || (subgroup_size & (subgroup_size - 1)) != 0) return g;
   const uint64_t domain = uint64_t{n} + 2ull * extend;
-  const uint32_t most_chunk = RecursiveMaxChunk();
+  const uint32_t most_chunk = RecursiveMaxChunk(columns, pixel_bytes);
   const uint64_t chunks = (domain + most_chunk - 1) / most_chunk;
   const uint64_t slots = (chunks + subgroup_size - 1) / subgroup_size * subgroup_size;
   // The line spread evenly over the slots, not chunks of 16 with whole
@@ -301,8 +307,9 @@ RecursiveGeometry ChooseRecursiveGeometry(uint32_t n, uint32_t lines, bool colum
     return uint64_t{DivideRoundingUp(length, kFusedCapacityStep)} * kFusedCapacityStep;
   };
   uint64_t chunk = DivideRoundingUp(round_up(domain), static_cast<uint32_t>(slots));
-  // Other caps than 16 (measurements) may not divide the rounding: then
-  // the exact length, spread the same way, stays within the cap.
+  // Other caps than 16 (RGBA16F columns' 17, measurements) may not divide
+  // the rounding: then the exact length, spread the same way, stays within
+  // the cap.
   if (chunk > most_chunk) chunk = DivideRoundingUp(domain, static_cast<uint32_t>(slots));
   const uint32_t most = std::min(1024u, max_invocations);
   // Must match the shared arrays of gaussian_blur_recursive.comp: the strip
@@ -380,7 +387,8 @@ uint32_t RecursiveResidentWorkgroups(uint64_t shared_bytes, uint32_t threads,
   return static_cast<uint32_t>(std::min(by_registers, by_shared));
 }
 
-double RecursiveRoundingPsnr(const RecursiveFit& fit, int radius, int n_max, bool both_axes) {
+double RecursiveRoundingPsnr(const RecursiveFit& fit, int radius, int n_max, bool both_axes,
+                             uint32_t chunk) {
   const double decay = std::abs(fit.pole);
   const double magnitude = (1 - std::pow(decay, radius + 1)) / (1 - decay);  // Σ|p|^k
   const double steps = std::min<double>(std::max(1, n_max), 1 / (1 - decay));
@@ -388,9 +396,9 @@ double RecursiveRoundingPsnr(const RecursiveFit& fit, int radius, int n_max, boo
   // w runs backwards through 1/p within each chunk: its errors grow by
   // |p|^-j after j steps; the mean square over a chunk.
   double growth = 0;
-  const uint32_t most_chunk = RecursiveMaxChunk();
-  for (uint32_t j = 0; j < most_chunk; ++j) growth += std::pow(decay, -2.0 * j);
-  growth /= most_chunk;
+  const uint32_t steps_in_chunk = std::max(chunk, 1u);
+  for (uint32_t j = 0; j < steps_in_chunk; ++j) growth += std::pow(decay, -2.0 * j);
+  growth /= steps_in_chunk;
   // Two recursions per axis, each output |c|·(state error); per step a
   // rounding of up to half an ulp in each of the state's parts.
   const double per_axis = std::norm(fit.coefficient) * 2 * steps * ulp * ulp / 12 * (1 + growth);
@@ -541,8 +549,8 @@ class LargeRadiusBlur final : public BlurVariant {
     }
     RecursiveFit fit = FitRecursiveGaussian(config.radius, config.sigma);
     // The shader runs w backwards through 1/p within each chunk: its
-    // rounding errors grow by |p|^-kRecursiveChunk at most (or the cap a
-    // measurement set), held <= 256 (sigma >= ~3 px for sigma = radius / 2).
+    // rounding errors grow by |p|^-chunk at most (RecursiveMaxChunk()),
+    // held <= 256 (sigma >= ~3 px for sigma = radius / 2).
     if (std::pow(std::abs(fit.pole), RecursiveMaxChunk()) < 1.0 / kRecursiveMaxGrowth) {
       return std::nullopt;
     }
@@ -717,7 +725,8 @@ class LargeRadiusBlur final : public BlurVariant {
       kernels.push_back(m.recursive ? fit->Kernel(config.radius) : stack.Kernel(config.radius));
       const double rounding_psnr =
           m.recursive
-              ? RecursiveRoundingPsnr(*fit, config.radius, m.axis.n + 2 * extend, false)
+              ? RecursiveRoundingPsnr(*fit, config.radius, m.axis.n + 2 * extend, false,
+                                      m.recursion.chunk)
               : PrefixRoundingPsnr(stack, config.radius, m.axis.n, false,
                                    m.two_dispatches() ? kKahanScanRoundings
                                                       : FusedScanRoundings(m.fused));

@@ -105,9 +105,8 @@ struct RecursiveGeometry {
   uint32_t capacity = 0;
   uint32_t chunks = 0;    // per line, including the padding to whole subgroups
   // Pixels per chunk: the line (rounded up to kFusedCapacityStep) spread
-  // evenly over the chunks, at most RecursiveMaxChunk() (kRecursiveChunk
-  // unless a measurement set another), so the rounding bounds that use it
-  // hold.
+  // evenly over the chunks, at most RecursiveMaxChunk(columns, pixel
+  // bytes); the plan's rounding bound uses it.
   uint32_t chunk = 0;
   uint32_t shared_bytes = 0;
   // Pixels the strip holds beyond each end of the recursions' domain (the
@@ -123,6 +122,14 @@ struct RecursiveGeometry {
   bool clamped_reads = false;
 };
 constexpr uint32_t kRecursiveChunk = 16;  // the most pixels per chunk (the shader's kChunk)
+// RGBA16F columns take chunks of up to 17: 1,080 rows in 64 chunks of 17
+// instead of 96 of 12 (two subgroups a column instead of three), 2,160 in
+// 128 instead of 160 of 14; most other lengths take the same slots either
+// way. Vertical pass, µs, RGBA16F, cap 16 -> 17: H100 1080p r=64 45.1 ->
+// 43.0; H200 1080p r=64 44.3 -> 41.2, r=1024 46.1 -> 41.5, 4K r=64 161.3 ->
+// 149.2. RGBA32F columns lost on the H200 (1080p 55.0 -> 60.2, 4K 326.9 ->
+// 337.7): their strip is twice the shared memory and banks.
+constexpr uint32_t kRecursiveChunkHalfColumns = 17;
 // Radii below this take the box stack, which is the exact kernel up to
 // radius kLargeRadiusBoxes - 1 and close to it a little beyond.
 constexpr int kRecursiveMinRadius = 8;
@@ -146,19 +153,27 @@ uint32_t RecursiveResidentWorkgroups(uint64_t shared_bytes, uint32_t threads,
 // up to n_max pixels with values in [0, 1]: each output carries the
 // rounding of states of magnitude up to Σ|p|^k, accumulated over the steps
 // an error lives (1 / (1 − |p|), at most the line), for both recursions,
-// the backward one's grown as the shader runs it (kRecursiveMaxGrowth).
-double RecursiveRoundingPsnr(const RecursiveFit& fit, int radius, int n_max, bool both_axes);
+// the backward one's grown as the shader runs it through chunks of up to
+// `chunk` pixels (|p|^-j after j steps).
+double RecursiveRoundingPsnr(const RecursiveFit& fit, int radius, int n_max, bool both_axes,
+                             uint32_t chunk);
 
 // For benchmarks and the box paths' tests: while true, every plan made from
 // then on uses the box stack. Process-wide; the server never sets it.
 void SetLargeRadiusBoxesOnly(bool boxes_only);
 
 // For measurements (rgfx-gpu-bench --large_radius_max_chunk): the most
-// pixels per chunk of the recursive path, kRecursiveMinChunkCap to
-// kRecursiveMaxChunkCap, 0 for kRecursiveChunk. The plan's rounding bound
-// and statement follow it. Process-wide; the server never sets it.
+// pixels per chunk of the recursive path on every axis,
+// kRecursiveMinChunkCap to kRecursiveMaxChunkCap, 0 for the defaults
+// (RecursiveMaxChunk). The plan's rounding bound and statement follow it.
+// Process-wide; the server never sets it.
 void SetLargeRadiusMaxChunk(uint32_t most);
-// The most pixels per chunk plans use now (kRecursiveChunk unless set).
+// The most pixels per chunk on an axis of pixels of `pixel_bytes` in the
+// strip: kRecursiveChunkHalfColumns for RGBA16F columns, kRecursiveChunk
+// otherwise, unless a measurement set another.
+uint32_t RecursiveMaxChunk(bool columns, uint32_t pixel_bytes);
+// The most pixels per chunk any plan uses now (the backward recursion's
+// growth bound holds for it).
 uint32_t RecursiveMaxChunk();
 constexpr uint32_t kRecursiveMinChunkCap = 4, kRecursiveMaxChunkCap = 32;
 

@@ -74,7 +74,8 @@ ABSL_FLAG(bool, large_radius_boxes, false,
           "large_radius uses its box stack even where its recursive path can run (in a sweep, "
           "list the variant as large_radius:boxes to time both)");
 ABSL_FLAG(int, large_radius_max_chunk, 0,
-          "large_radius's recursive path: the most pixels per chunk, 4 to 32 (0: the plan's 16); "
+          "large_radius's recursive path: the most pixels per chunk on every axis, 4 to 32 (0: the "
+          "plan's, 17 for RGBA16F columns and 16 otherwise); "
           "for measuring other chunk geometries, the plan's stated rounding follows it");
 ABSL_FLAG(bool, sweep, false,
           "instead of one graph: time gaussian_blur for every --sweep_variants x "

@@ -116,16 +116,21 @@ TEST(LargeRadiusPlan, FullHdOnAnH100TakesTheRecursivePath) {
                                        32, 0, 15, rows_margined ? 1u : 2u}));
       EXPECT_EQ(h.groups_x, 1080u);
       EXPECT_THAT(h.details, HasSubstr(rows_margined ? "with margins of " : "reads clamped"));
-      // Columns: 1080 px need 68 chunks of 16, so 96 slots; spread over
-      // them, 90 chunks of 12; two columns per workgroup, with margins
-      // where they fit: up to r = 256 in RGBA16F (3 workgroups by
-      // registers either way), r = 64 in RGBA32F (2 by shared memory
-      // either way); else one pixel at each end, 1082 px rounded up to
-      // 1088 (what the line alone takes).
-      const bool margined = working == PixelFormat::kRgba16F ? radius <= 256 : radius <= 64;
+      // Columns: RGBA32F 1080 px need 68 chunks of 16, so 96 slots; spread
+      // over them, 90 chunks of 12. RGBA16F ones take chunks of up to 17:
+      // 64 chunks, 64 slots, of 17. Two columns per workgroup, with
+      // margins where they fit and cost no occupancy: RGBA32F up to r = 64
+      // (2 workgroups by shared memory either way); RGBA16F up to r = 16
+      // (5 workgroups of 128 by registers; 1,114 px exact keep 5, rounded
+      // up to 1,152 only 4, and r = 64's 1,210 px only 4 either way). Else
+      // one pixel at each end, 1082 px rounded up to 1088 (what the line
+      // alone takes).
+      const bool half = working == PixelFormat::kRgba16F;
+      const bool margined = half ? radius <= 16 : radius <= 64;
+      const uint32_t columns_capacity = !margined ? 1088 : half ? 1080 + 2 * margin : capacity(1080);
       EXPECT_EQ(v.spec.values,
-                (std::vector<uint32_t>{192, 2, margined ? capacity(1080) : 1088, 1, 32, 0, 12,
-                                       margined ? 1u : 2u}));
+                (std::vector<uint32_t>{half ? 128u : 192u, 2, columns_capacity, 1, 32, 0,
+                                       half ? 17u : 12u, margined ? 1u : 2u}));
       EXPECT_EQ(v.groups_x, 960u);
       EXPECT_THAT(v.details, HasSubstr(margined ? "with margins of " : "reads clamped"));
       EXPECT_EQ(h.segment, 0u);  // no extension for clamp
@@ -310,28 +315,54 @@ struct MaxChunk {
   ~MaxChunk() { passes::SetLargeRadiusMaxChunk(0); }
 };
 
-// Another cap on the pixels per chunk, for measurements: 1080-row columns
-// in 64 chunks of 17 instead of 96 of 12, every line still covered within
-// the cap, and the rounding statement following the longer backward runs.
-TEST(LargeRadiusPlan, AnotherChunkCapSpreadsTheLinesWithinIt) {
+// RGBA16F columns take chunks of up to 17 px (kRecursiveChunkHalfColumns):
+// 1080-row columns in 64 chunks of 17 instead of 96 of 12; RGBA32F columns
+// and rows keep 16 (1920-px rows: 128 chunks of 15 either way). The plan's
+// rounding statement follows each axis's chunks.
+TEST(LargeRadiusPlan, Rgba16fColumnsTakeChunksOfSeventeen) {
+  EXPECT_EQ(passes::RecursiveMaxChunk(true, 8), 17u);
+  EXPECT_EQ(passes::RecursiveMaxChunk(true, 16), 16u);
+  EXPECT_EQ(passes::RecursiveMaxChunk(false, 8), 16u);
+  EXPECT_EQ(passes::RecursiveMaxChunk(false, 4), 16u);
+  EXPECT_EQ(passes::RecursiveMaxChunk(), 17u);
   const passes::RecursiveFit fit = passes::FitRecursiveGaussian(64, 32);
-  const double psnr_16 = passes::RecursiveRoundingPsnr(fit, 64, 1920, true);
-  {
-    const MaxChunk cap(17);
-    EXPECT_EQ(passes::RecursiveMaxChunk(), 17u);
+  EXPECT_LT(passes::RecursiveRoundingPsnr(fit, 64, 1080, false, 17),
+            passes::RecursiveRoundingPsnr(fit, 64, 1080, false, 12));
+  for (const auto working : {graph::PixelFormat::kRgba16F, graph::PixelFormat::kRgba32F}) {
+    SCOPED_TRACE(graph::PixelFormatName(working));
     BlurConfig config = Config(1920, 1080, 64, H100Caps());
     config.border = RGFX_BORDER_CLAMP;
+    config.working = working;
     const Planned p = Plan(config);
     ASSERT_EQ(p.prepared.steps.size(), 2u);
     const passes::StepKernel& h = p.prepared.steps[0];
     const passes::StepKernel& v = p.prepared.steps[1];
     ASSERT_TRUE(Recursive(v)) << v.details;
-    EXPECT_EQ(v.spec.values[0], 128u);  // 2 columns x 64 chunk slots
-    EXPECT_EQ(v.spec.values[6], 17u);   // pixels per chunk
-    EXPECT_THAT(v.details, HasSubstr("chunks of 17 px, 64 per line"));
-    // 1920 px: 113 chunks of 17 take 128 slots, so chunks of 15 as before.
+    const bool half = working == graph::PixelFormat::kRgba16F;
+    EXPECT_EQ(v.spec.values[0], half ? 128u : 192u);  // 2 columns x 64 or 96 chunk slots
+    EXPECT_EQ(v.spec.values[6], half ? 17u : 12u);    // pixels per chunk
+    EXPECT_THAT(v.details, HasSubstr(half ? "chunks of 17 px, 64 per line"
+                                          : "chunks of 12 px, 96 per line"));
     EXPECT_EQ(h.spec.values[6], 15u);
-    EXPECT_LT(passes::RecursiveRoundingPsnr(fit, 64, 1920, true), psnr_16);
+  }
+}
+
+// Another cap on the pixels per chunk, for measurements: every line still
+// covered within the cap, on every axis, and the rounding statement
+// following the longer backward runs.
+TEST(LargeRadiusPlan, AnotherChunkCapSpreadsTheLinesWithinIt) {
+  {
+    const MaxChunk cap(24);
+    EXPECT_EQ(passes::RecursiveMaxChunk(), 24u);
+    EXPECT_EQ(passes::RecursiveMaxChunk(true, 16), 24u);
+    EXPECT_EQ(passes::RecursiveMaxChunk(false, 8), 24u);
+    // 1080-row RGBA32F columns: 45 chunks of 24 take 64 slots, so 17 px.
+    BlurConfig config = Config(1920, 1080, 64, H100Caps());
+    config.border = RGFX_BORDER_CLAMP;
+    config.working = graph::PixelFormat::kRgba32F;
+    const Planned p = Plan(config);
+    ASSERT_EQ(p.prepared.steps.size(), 2u);
+    EXPECT_THAT(p.prepared.steps[1].details, HasSubstr("chunks of 17 px, 64 per line"));
     for (const uint32_t most : {8u, 17u, 24u}) {
       const MaxChunk other(most);
       for (uint32_t n = 1; n <= 5000; n += (n < 100 ? 1 : 37)) {
@@ -348,8 +379,8 @@ TEST(LargeRadiusPlan, AnotherChunkCapSpreadsTheLinesWithinIt) {
       }
     }
   }
-  EXPECT_EQ(passes::RecursiveMaxChunk(), passes::kRecursiveChunk);
-  EXPECT_DOUBLE_EQ(passes::RecursiveRoundingPsnr(fit, 64, 1920, true), psnr_16);
+  EXPECT_EQ(passes::RecursiveMaxChunk(), passes::kRecursiveChunkHalfColumns);
+  EXPECT_EQ(passes::RecursiveMaxChunk(true, 16), passes::kRecursiveChunk);
   // Caps beyond what the shader is built for are held to its range.
   {
     const MaxChunk cap(1);
@@ -376,14 +407,17 @@ TEST(LargeRadiusPlan, RecursiveGeometryCoversEveryPixelWithinTheSharedMemory) {
                                             " bytes ", bytes));
                   const passes::RecursiveGeometry g = passes::ChooseRecursiveGeometry(
                       n, 1080, columns, extend, margin, bytes, shared, invocations, subgroup);
+                  const uint64_t most_chunk = passes::RecursiveMaxChunk(columns, bytes);
                   const uint64_t chunks =
-                      (uint64_t{n} + 2 * extend + passes::kRecursiveChunk - 1) /
-                      passes::kRecursiveChunk;
+                      (uint64_t{n} + 2 * extend + most_chunk - 1) / most_chunk;
                   const uint64_t slots = (chunks + subgroup - 1) / subgroup * subgroup;
                   // The domain rounded up to 64 spread evenly.
                   const uint64_t domain = uint64_t{n} + 2 * extend;
                   const uint64_t rounded = (domain + 63) / 64 * 64;
-                  const uint64_t chunk = (rounded + slots - 1) / slots;
+                  // Where a cap of 17 does not divide the rounding, the
+                  // exact length spread the same way.
+                  uint64_t chunk = (rounded + slots - 1) / slots;
+                  if (chunk > most_chunk) chunk = (domain + slots - 1) / slots;
                   // `lines` strips of `stored` pixels and their carries.
                   const auto strips = [&](uint64_t lines, uint64_t stored) {
                     return lines * ((stored + stored / chunk + 1) * bytes + 64 * (slots / subgroup));
@@ -430,7 +464,8 @@ TEST(LargeRadiusPlan, RecursiveGeometryCoversEveryPixelWithinTheSharedMemory) {
                   // Every pixel of the extended line in a chunk, no chunk longer
                   // than the rounding bounds assume, spread evenly (no whole
                   // chunk left idle).
-                  EXPECT_LE(g.chunk, passes::kRecursiveChunk);
+                  EXPECT_LE(g.chunk, most_chunk);
+                  EXPECT_EQ(g.chunk, chunk);
                   EXPECT_GE(uint64_t{g.chunk} * slots, domain);
                   EXPECT_LT(uint64_t{g.chunk - 1} * slots, rounded);
                   EXPECT_EQ(g.threads, g.lines_per_group * g.chunks);

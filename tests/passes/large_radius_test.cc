@@ -169,8 +169,9 @@ double RecursiveTolerance(const Case& c, const passes::RecursiveFit& fit) {
   const double ulp = std::ldexp(1.0, static_cast<int>(std::floor(std::log2(magnitude))) - 23);
   const double steps =
       std::min(double(std::max(c.width, c.height) + 2 * (c.radius + 1)), 1 / (1 - decay));
-  // w's errors grow by up to |p|^-16 within a chunk (it runs through 1/p).
-  const double growth = std::pow(decay, -double(passes::kRecursiveChunk));
+  // w's errors grow by up to |p|^-chunk within a chunk (it runs through
+  // 1/p), chunks of up to RecursiveMaxChunk() px.
+  const double growth = std::pow(decay, -double(passes::RecursiveMaxChunk()));
   return 2e-5 + (c.axes == "both" ? 2 : 1) * 2 * 8 * ulp * std::abs(fit.coefficient) *
                     std::sqrt(steps) * growth;
 }

@@ -81,7 +81,8 @@ TEST(RecursiveFit, StatedRoundingAboveAHundredDecibels) {
   for (int radius : {8, 64, 256, 1024, 4096}) {
     SCOPED_TRACE(absl::StrCat("radius ", radius));
     const double rounding = passes::RecursiveRoundingPsnr(
-        passes::FitRecursiveGaussian(radius, radius / 2.0), radius, 1920, true);
+        passes::FitRecursiveGaussian(radius, radius / 2.0), radius, 1920, true,
+        passes::RecursiveMaxChunk());
     // Far below the box stack's kernel error too (the recursion's own
     // kernel is so close at large radii that the rounding is what is left).
     EXPECT_GT(rounding, 100.0);
