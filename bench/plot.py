@@ -5,7 +5,7 @@
                         the fp32 arithmetic floor
   size-<working>.svg    µs per megapixel against image size at radius 64
   floor-<working>.svg   the ratio to the copy floor against radius
-Usage: python3 bench/plot.py OUT_DIR SWEEP.csv [...]
+Usage: python3 bench/plot.py OUT_DIR SWEEP.csv [...]   (one device's CSVs)
 """
 import collections
 import csv
@@ -93,6 +93,13 @@ def main():
         with open(path) as f:
             rows += [r for r in csv.DictReader(l for l in f if not l.startswith("#"))
                      if r.get("resolved") not in (None, "", "refused") and r.get("total_us")]
+    # One device per chart set (docs/blur/<device>/): points of two GPUs on
+    # one line would be meaningless.
+    devices = sorted({r["device"].strip('"') for r in rows})
+    if len(devices) != 1:
+        sys.exit(f"plot.py: the CSVs hold {len(devices)} devices ({', '.join(devices)}); give one's")
+    on = f" on {devices[0]}"
+
     # Variants that are exact unless a request allows otherwise (fast in
     # RGBA32F through fp16): their approximate points are a series of their own.
     def label(r):
@@ -115,9 +122,9 @@ def main():
         series["~copy floor"] = sorted(floors.items())
         series["~fp32 floor"] = sorted(fp32.items())
         w, h = size
-        chart(f"gaussian_blur {w}x{h} {working}: GPU time (H+V) against radius", "radius (px)",
+        chart(f"gaussian_blur {w}x{h} {working}{on}: GPU time (H+V) against radius", "radius (px)",
               "median GPU µs", series, f"{out_dir}/radius-{working}.svg")
-        chart(f"gaussian_blur {w}x{h} {working}: time over the copy floor", "radius (px)",
+        chart(f"gaussian_blur {w}x{h} {working}{on}: time over the copy floor", "radius (px)",
               "x copy floor", ratio, f"{out_dir}/floor-{working}.svg")
         by_size = collections.defaultdict(list)
         for r in rs:
@@ -126,7 +133,7 @@ def main():
             px = int(r["width"]) * int(r["height"])
             by_size[label(r)].append((px / 1e6, float(r["total_us"]) / (px / 1e6)))
         if len({p[0] for s in by_size.values() for p in s}) > 1:
-            chart(f"gaussian_blur radius 64 {working}: µs per megapixel against size",
+            chart(f"gaussian_blur radius 64 {working}{on}: µs per megapixel against size",
                   "megapixels", "µs per megapixel", by_size, f"{out_dir}/size-{working}.svg")
 
 
