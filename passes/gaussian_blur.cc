@@ -28,11 +28,13 @@ constexpr char kAutoRule[] =
     "fastest variant measured there that can plan the request and is exact, or, when "
     "min_psnr_db > 0, states a PSNR >= min_psnr_db for it (a variant measured both ways, as "
     "fast in RGBA32F, by the time of the plan it gets: exact or approximate). Elsewhere the "
-    "fallback rule: with min_psnr_db > 0, large_radius from radius 32 when its stated PSNR is "
-    "enough (its cost does not grow with the radius); otherwise on GPUs exact up to radius 6, "
-    "then fast where fast's plan for the request is exact or, allowed, states enough (else as "
-    "on CPUs); on CPUs tiled_halo when its tile and halo fit the shared memory, else tuned "
-    "when lines fit or chunk, else exact. Never an approximate variant when min_psnr_db is 0; "
+    "fallback rule, from what the measured GPUs agree on: on GPUs, with min_psnr_db > 0, "
+    "large_radius from radius 64 when its stated PSNR is enough and fast would not stream on "
+    "the matrix units there (RGBA16F, or RGBA32F on fast's approximate path, up to radius "
+    "112); otherwise fast where its plan for the request is exact or, allowed, states enough; "
+    "on CPUs, with min_psnr_db > 0, large_radius from radius 32 when its stated PSNR is "
+    "enough; else tiled_halo when its tile and halo fit the shared memory, else tuned when "
+    "lines fit or chunk, else exact. Never an approximate variant when min_psnr_db is 0; "
     "radius 0 is exact (a copy)";
 
 graph::PassSchema BlurSchema() {
@@ -161,25 +163,41 @@ std::string AutoBlurVariant(const BlurConfig& config) {
   query.min_psnr_db = min_psnr_db;
   const StatedPsnrFn stated = [&](std::string_view v) { return StatedPsnr(v, config); };
   if (auto chosen = ChooseFromTable(BuiltinAutoTable(), query, stated)) return *chosen;
-  // The fallback rule (kAutoRule). Approximate only when allowed and stated
-  // good enough: large_radius costs the same at any radius, so from 32 on it
-  // beats every per-tap kernel on the H100 (docs/PERFORMANCE.md).
-  if (min_psnr_db > 0 && config.radius >= 32) {
-    const std::optional<double> p = StatedPsnr("large_radius", config);
-    if (p && *p >= min_psnr_db) return "large_radius";
+  return FallbackBlurVariant(config);
+}
+
+std::string FallbackBlurVariant(const BlurConfig& config) {
+  if (config.radius == 0) return "exact";
+  const double min_psnr_db = config.min_psnr_db;
+  const auto admitted = [&](const char* variant) {
+    const std::optional<double> p = StatedPsnr(variant, config);
+    return p && AdmitsStatedPsnr(*p, min_psnr_db);
+  };
+  // What both measured GPUs' tables agree on (the H100 and the H200,
+  // docs/PERFORMANCE.md; auto_table_test holds this rule within 25% of
+  // their fastest at every point they measured). On GPUs `fast` at every
+  // radius where its plan is admitted: at r <= 8 its one-dispatch tile
+  // runs 1.5-2.6x faster than exact (the rule gave exact up to r = 6
+  // before that path existed). Where approximation is allowed,
+  // large_radius (flat in the radius) from r = 64 unless fast streams on
+  // the matrix units there (RGBA16F, or RGBA32F where fast's plan is its
+  // approximate fp16 path, up to kFastStreamMaxRadius): 1080p r = 64
+  // streamed 37-38 µs against large_radius's 71-75 (RGBA16F), 82-88
+  // against 94-106 (RGBA32F); fp32 line paths 142 against 94-106.
+  if (config.caps.type != "cpu") {
+    const std::optional<double> fast = StatedPsnr("fast", config);
+    const bool fast_streams =
+        config.caps.f16_matrix_product_16 && config.radius <= kFastStreamMaxRadius &&
+        (config.working == graph::PixelFormat::kRgba16F || (fast && !std::isinf(*fast)));
+    if (min_psnr_db > 0 && config.radius >= 64 && !fast_streams && admitted("large_radius")) {
+      return "large_radius";
+    }
+    if (fast && AdmitsStatedPsnr(*fast, min_psnr_db)) return "fast";
+  } else if (min_psnr_db > 0 && config.radius >= 32 && admitted("large_radius")) {
+    // On CPUs large_radius's cost does not grow with the radius either.
+    return "large_radius";
   }
-  // Measured (docs/BENCHMARKS.md): on the H100 the exact kernel beats the
-  // tiled ones below radius ~7 (r=4: 59 µs vs tiled_halo's 83 at 1080p): a
-  // kernel of a dozen taps is cheap enough that staging a tile does not pay.
   // On lavapipe tiled_halo was the fastest at every radius measured (4-64).
-  if (caps.type != "cpu") {
-    if (config.radius <= 6) return "exact";
-    // fast only where its plan for this request is exact (or approximate
-    // and allowed): the rule holds by what the plan states, not by the
-    // variant's name.
-    const std::optional<double> p = StatedPsnr("fast", config);
-    if (p && AdmitsStatedPsnr(*p, min_psnr_db)) return "fast";
-  }
   for (const char* candidate : {"tiled_halo", "tuned"}) {
     if (CanPlan(candidate, config)) return candidate;
   }

@@ -22,7 +22,12 @@ std::unique_ptr<graph::PassType> MakeGaussianBlurPass();
 // The variant "auto" resolves to for `config` (see the schema's notes for
 // the rule): never an approximate variant when config.min_psnr_db is 0.
 std::string AutoBlurVariant(const BlurConfig& config);
-// The same for an exact request with sigma = radius / 2 and both axes.
+// The rule "auto" follows on devices its table has not measured (the
+// schema's notes state it), exposed so that tests can hold it against the
+// tables of the devices that were measured.
+std::string FallbackBlurVariant(const BlurConfig& config);
+// The same as AutoBlurVariant for an exact request with sigma = radius / 2
+// and both axes.
 std::string AutoBlurVariant(const gpu::DeviceCaps& caps, graph::PixelFormat working, int radius,
                             graph::Extent extent);
 

@@ -134,7 +134,7 @@ gpu::ShaderCode StreamShaderCode(int shader, graph::PixelFormat working, uint32_
 // H100, 1080p, µs H + V, with 4 subgroups per workgroup and one tile per
 // step: r = 80 94.2, r = 96 110.1, r = 112 119.5 against the panel
 // kernel's 115.8, 125.4, 157.5 (with today's shapes: 59, 72, 92).
-constexpr int kStreamMaxRadius = 112;
+constexpr int kStreamMaxRadius = kFastStreamMaxRadius;
 
 // Both axes in one dispatch up to this radius: beyond it the halo (2R rows
 // and columns around each tile) costs more than the second pass saves.

@@ -17,6 +17,11 @@ namespace rgfx::passes {
 // matrix units.
 int FastMatrixMaxRadius(const gpu::DeviceCaps& caps);
 
+// The largest radius fast's streamed matrix kernel takes (the J weight
+// blocks live in registers); beyond it the panel kernel or the line paths,
+// 3-4x slower at r = 128 than the stream at r = 112.
+inline constexpr int kFastStreamMaxRadius = 112;
+
 // The streamed matrix kernel's shape at a radius (up to 112) for RGBA16F
 // or (rgba32f) RGBA32F, chosen per weight-block count from measurements
 // (fast.cc has them).

@@ -850,8 +850,10 @@ TEST(AutoBlurVariant, FollowsTheMeasuredRule) {
   gpu.max_compute_shared_memory_bytes = 48 << 10;
   const graph::Extent hd{1920, 1080};
   EXPECT_EQ(passes::AutoBlurVariant(gpu, PixelFormat::kRgba16F, 0, hd), "exact");
-  EXPECT_EQ(passes::AutoBlurVariant(gpu, PixelFormat::kRgba16F, 4, hd), "exact");
-  // A device the table does not know (vendor and device id 0): the fallback.
+  // A device the table does not know (vendor and device id 0): the
+  // fallback, fast at every radius on GPUs (its small-radius tile beats
+  // exact 1.5-2.6x on both measured GPUs).
+  EXPECT_EQ(passes::AutoBlurVariant(gpu, PixelFormat::kRgba16F, 4, hd), "fast");
   EXPECT_EQ(passes::AutoBlurVariant(gpu, PixelFormat::kRgba16F, 64, hd), "fast");
   EXPECT_EQ(passes::AutoBlurVariant(gpu, PixelFormat::kRgba32F, 2000, hd), "fast");
   const gpu::DeviceCaps cpu = gpu::LavapipeLikeCaps();
