@@ -266,6 +266,16 @@ std::vector<std::string> BlurDeviceNotes(const gpu::DeviceCaps& caps) {
           : absl::StrCat("on ", caps.name, ": fast runs on the matrix units (fp16 16x16x16, "
                          "fp32 accumulation) in RGBA16F up to radius ", matrix_radius,
                          ", on the line paths beyond and in RGBA32F"));
+  // Whether "auto" chooses from measurements of this device or by rule:
+  // an operator's first question when AUTO's choices surprise.
+  const size_t measured = CountDeviceRows(BuiltinAutoTable(), caps.vendor_id, caps.device_id);
+  notes.push_back(
+      measured > 0
+          ? absl::StrCat("on ", caps.name, ": auto chooses from ", measured,
+                         " times measured on this device (rgfx-gpu-bench --sweep)")
+          : absl::StrCat("on ", caps.name, ": auto follows the fallback rule (this device ",
+                         "was not measured; rgfx-gpu-bench --sweep and "
+                         "bench/make_auto_table.py add it)"));
   return notes;
 }
 

@@ -18,6 +18,15 @@ double LogDistance(double a, double b) {
 
 std::span<const AutoTableRow> BuiltinAutoTable() { return kAutoTable; }
 
+size_t CountDeviceRows(std::span<const AutoTableRow> table, uint32_t vendor_id,
+                       uint32_t device_id) {
+  size_t rows = 0;
+  for (const AutoTableRow& row : table) {
+    rows += row.vendor_id == vendor_id && row.device_id == device_id;
+  }
+  return rows;
+}
+
 bool AdmitsStatedPsnr(double stated, double min_psnr_db) {
   const bool exact = std::isinf(stated) && stated > 0;
   return exact || (min_psnr_db > 0 && stated >= min_psnr_db);

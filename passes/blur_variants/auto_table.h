@@ -4,6 +4,7 @@
 // for devices the table does not know, a documented fallback rule.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -32,6 +33,11 @@ struct AutoTableRow {
 
 // The rows measured on the devices this server knows.
 std::span<const AutoTableRow> BuiltinAutoTable();
+
+// How many of `table`'s rows were measured on the device with these ids
+// (0: "auto" follows the fallback rule there).
+size_t CountDeviceRows(std::span<const AutoTableRow> table, uint32_t vendor_id,
+                       uint32_t device_id);
 
 struct AutoQuery {
   uint32_t vendor_id = 0;

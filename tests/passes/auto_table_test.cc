@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -238,6 +239,37 @@ TEST(AutoBlurVariant, FallbackAdmitsLargeRadiusWhenAllowed) {
   allowed.radius = 16;
   allowed.sigma = 8;
   EXPECT_EQ(AutoBlurVariant(allowed), "fast");  // below radius 64: per-tap kernels
+}
+
+// The catalog says whether "auto" chooses from measurements of the device
+// (the H100 and H200 rows) or by the fallback rule (any other device).
+TEST(AutoBlurVariant, CatalogNotesSayWhetherTheDeviceWasMeasured) {
+  const auto auto_note = [](const gpu::DeviceCaps& caps) {
+    for (const std::string& note : BlurDeviceNotes(caps)) {
+      if (note.find(": auto ") != std::string::npos) return note;
+    }
+    return std::string();
+  };
+  std::map<std::pair<uint32_t, uint32_t>, size_t> rows;
+  for (const AutoTableRow& row : BuiltinAutoTable()) ++rows[{row.vendor_id, row.device_id}];
+  ASSERT_GE(rows.size(), 2u);
+  for (const auto& [ids, count] : rows) {
+    gpu::DeviceCaps caps = gpu::LavapipeLikeCaps();
+    caps.type = "discrete";
+    caps.name = "measured GPU";
+    caps.vendor_id = ids.first;
+    caps.device_id = ids.second;
+    EXPECT_EQ(CountDeviceRows(BuiltinAutoTable(), ids.first, ids.second), count);
+    EXPECT_NE(auto_note(caps).find(absl::StrCat("chooses from ", count, " times measured")),
+              std::string::npos)
+        << auto_note(caps);
+  }
+  gpu::DeviceCaps other = gpu::LavapipeLikeCaps();
+  other.vendor_id = 0x10de;
+  other.device_id = 1;
+  EXPECT_EQ(CountDeviceRows(BuiltinAutoTable(), other.vendor_id, other.device_id), 0u);
+  EXPECT_NE(auto_note(other).find("follows the fallback rule"), std::string::npos)
+      << auto_note(other);
 }
 
 // A GPU with the H100's and H200's limits that no table row names.
