@@ -23,7 +23,8 @@ std::vector<std::string> VariantNames() {
 }
 
 constexpr char kAutoRule[] =
-    "auto: on a device the server has measured (its table, from rgfx-gpu-bench --sweep: "
+    "auto: on a device the server has measured (its own measurements at start-up where "
+    "--auto_calibration made them, else its built-in table from rgfx-gpu-bench --sweep: "
     "vendor and device id, working format, the nearest measured image size and radius), the "
     "fastest variant measured there that can plan the request and is exact, or, when "
     "min_psnr_db > 0, states a PSNR >= min_psnr_db for it (a variant measured both ways, as "
@@ -162,7 +163,13 @@ std::string AutoBlurVariant(const BlurConfig& config) {
   query.radius = config.radius;
   query.min_psnr_db = min_psnr_db;
   const StatedPsnrFn stated = [&](std::string_view v) { return StatedPsnr(v, config); };
-  if (auto chosen = ChooseFromTable(BuiltinAutoTable(), query, stated)) return *chosen;
+  // This process's own measurements of the device where it made them
+  // (--auto_calibration), else the built-in table's.
+  const std::shared_ptr<const std::vector<AutoTableRow>> measured = MeasuredAutoRows();
+  const bool calibrated = CountDeviceRows(*measured, caps.vendor_id, caps.device_id) > 0;
+  const std::span<const AutoTableRow> table =
+      calibrated ? std::span<const AutoTableRow>(*measured) : BuiltinAutoTable();
+  if (auto chosen = ChooseFromTable(table, query, stated)) return *chosen;
   return FallbackBlurVariant(config);
 }
 
@@ -268,14 +275,21 @@ std::vector<std::string> BlurDeviceNotes(const gpu::DeviceCaps& caps) {
                          ", on the line paths beyond and in RGBA32F"));
   // Whether "auto" chooses from measurements of this device or by rule:
   // an operator's first question when AUTO's choices surprise.
+  const size_t calibrated =
+      CountDeviceRows(*MeasuredAutoRows(), caps.vendor_id, caps.device_id);
   const size_t measured = CountDeviceRows(BuiltinAutoTable(), caps.vendor_id, caps.device_id);
   notes.push_back(
-      measured > 0
+      calibrated > 0
+          ? absl::StrCat("on ", caps.name, ": auto chooses from ", calibrated,
+                         " times this server measured on this device at start-up "
+                         "(--auto_calibration)")
+      : measured > 0
           ? absl::StrCat("on ", caps.name, ": auto chooses from ", measured,
                          " times measured on this device (rgfx-gpu-bench --sweep)")
           : absl::StrCat("on ", caps.name, ": auto follows the fallback rule (this device ",
-                         "was not measured; rgfx-gpu-bench --sweep and "
-                         "bench/make_auto_table.py add it)"));
+                         "was not measured; --auto_calibration=always measures it at "
+                         "start-up, rgfx-gpu-bench --sweep and bench/make_auto_table.py "
+                         "add it to the built-in table)"));
   return notes;
 }
 

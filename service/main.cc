@@ -109,6 +109,19 @@ ABSL_FLAG(int, cpu_threads, 0, "decode/encode threads; 0 = one per core");
 ABSL_FLAG(bool, validation, false, "Vulkan validation layer (with synchronization validation)");
 ABSL_FLAG(std::string, log_format, "text", "text or json (one object per line)");
 ABSL_FLAG(std::string, pipeline_cache, "", "file to load the Vulkan pipeline cache from and save it to");
+ABSL_FLAG(std::string, auto_calibration, "missing",
+          "measure the blur variants on the device before serving, so that variant auto "
+          "chooses from this device's times: off, missing (GPUs the built-in table lacks) or "
+          "always (every device, its built-in rows replaced)");
+ABSL_FLAG(std::string, auto_calibration_file, "",
+          "file to keep the start-up measurements in: a later start on the same device, "
+          "driver, build and grid reads them instead of measuring");
+ABSL_FLAG(std::string, auto_calibration_formats, "rgba16f,rgba32f",
+          "working formats --auto_calibration measures");
+ABSL_FLAG(std::string, auto_calibration_sizes, "512x512,1920x1080,3840x2160",
+          "image sizes --auto_calibration measures (WxH,...)");
+ABSL_FLAG(std::string, auto_calibration_radii, "1,2,4,8,16,32,64,128,256,512,1024",
+          "radii --auto_calibration measures");
 ABSL_FLAG(int, grace_seconds, 10, "on SIGTERM/SIGINT: how long work in flight may finish");
 
 namespace {
@@ -266,6 +279,23 @@ int main(int argc, char** argv) {
       options.config.limits.max_pixels < 1) {
     return Fail("--workers, --max_in_flight, --max_passes and --max_pixels must be >= 1, "
                 "--max_queued >= 0");
+  }
+
+  using rgfx::service::AutoCalibrationMode;
+  const std::optional<AutoCalibrationMode> calibration = ParseChoice<AutoCalibrationMode>(
+      "auto_calibration", absl::GetFlag(FLAGS_auto_calibration),
+      {{"off", AutoCalibrationMode::kOff},
+       {"missing", AutoCalibrationMode::kMissing},
+       {"always", AutoCalibrationMode::kAlways}});
+  if (!calibration) return 1;
+  options.auto_calibration.mode = *calibration;
+  options.auto_calibration.file = absl::GetFlag(FLAGS_auto_calibration_file);
+  if (absl::Status s = rgfx::service::ParseCalibrationGrid(
+          absl::GetFlag(FLAGS_auto_calibration_formats),
+          absl::GetFlag(FLAGS_auto_calibration_sizes),
+          absl::GetFlag(FLAGS_auto_calibration_radii), options.auto_calibration);
+      !s.ok()) {
+    return Fail(std::string(s.message()));
   }
 
   absl::StatusOr<std::unique_ptr<rgfx::service::Server>> server =

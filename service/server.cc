@@ -6,9 +6,11 @@
 #include <grpcpp/resource_quota.h>
 #include <grpcpp/security/server_credentials.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "gpu/device.h"
 #include "gpu/device_choice.h"
 #include "gpu/instance.h"
@@ -127,6 +129,30 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
     lanes.push_back({*std::move(engine), std::make_unique<Scheduler>(sched)});
   }
   server->devices_ = std::make_unique<DeviceSet>(std::move(lanes));
+  // AUTO's table before the port opens: measured on a quiet device, and no
+  // request plans "auto" from the rule meanwhile. Devices of one model
+  // share their rows (they are keyed by vendor and device id).
+  for (int i = 0; i < server->devices_->size(); ++i) {
+    Engine& engine = server->devices_->engine(i);
+    if (!NeedsAutoCalibration(options.auto_calibration.mode, engine.caps())) continue;
+    const bool done = std::any_of(
+        server->calibrated_.begin(), server->calibrated_.end(),
+        [&](const AutoCalibrationReport& r) { return r.device == engine.caps().name; });
+    if (done) continue;
+    absl::StatusOr<AutoCalibrationReport> report = CalibrateAuto(engine, options.auto_calibration);
+    if (!report.ok()) {
+      // Serving with the built-in table or the rule beats not serving.
+      ServerLog().Warning("auto calibration failed; auto follows the built-in table or the rule",
+                          {Field("device", engine.caps().name),
+                           Field("error", report.status().ToString())});
+      continue;
+    }
+    ServerLog().Info("auto calibration", {Field("device", report->device),
+                                          Field("source", report->source),
+                                          Field("rows", static_cast<int64_t>(report->rows)),
+                                          Field("seconds", absl::StrFormat("%.1f", absl::ToDoubleSeconds(report->took)))});
+    server->calibrated_.push_back(*std::move(report));
+  }
   server->device_healthy_.assign(server->devices_->size(), true);
   // Metrics after the devices: a server without a driver reports that, not
   // a metrics port another process holds.

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "absl/synchronization/mutex.h"
+#include "service/auto_calibration.h"
 #include "service/device_set.h"
 #include "service/engine.h"
 #include "service/process_job.h"
@@ -71,6 +72,10 @@ struct ServerOptions {
   // 0 = any free port (metrics_port()); "" = off. Off here, so in-process
   // test servers do not collide; main's --metrics_listen is 127.0.0.1:9464.
   std::string metrics_listen;
+  // AUTO's table measured on this server's devices before it listens
+  // (service/auto_calibration.h). Off here, so in-process test servers
+  // start at once; main's --auto_calibration is "missing".
+  AutoCalibrationOptions auto_calibration;
 };
 
 class Server {
@@ -88,6 +93,9 @@ class Server {
   Scheduler& scheduler() { return devices_->scheduler(0); }
   DeviceSet& devices() { return *devices_; }
   PostProcessService& service() { return *service_; }
+  // What --auto_calibration did at start-up: one report per device model
+  // measured or read from the file (none where it measured nothing).
+  const std::vector<AutoCalibrationReport>& auto_calibration() const { return calibrated_; }
 
   // Health NOT_SERVING, stop accepting, let RPCs in flight finish for up to
   // `grace` (then cancel them), drain the scheduler.
@@ -103,6 +111,7 @@ class Server {
   ServerOptions options_;
   std::unique_ptr<Metrics> metrics_;  // outlives the service that counts into it
   std::unique_ptr<DeviceSet> devices_;
+  std::vector<AutoCalibrationReport> calibrated_;
   absl::Mutex health_mu_;
   std::vector<bool> device_healthy_ ABSL_GUARDED_BY(health_mu_);
   std::unique_ptr<PostProcessService> service_;

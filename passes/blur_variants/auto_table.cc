@@ -3,6 +3,9 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
+
+#include "absl/synchronization/mutex.h"
 
 namespace rgfx::passes {
 namespace {
@@ -14,9 +17,48 @@ double LogDistance(double a, double b) {
   return std::abs(std::log2(std::max(a, 0.5)) - std::log2(std::max(b, 0.5)));
 }
 
+// The measured rows' strings: a few distinct names (devices, formats,
+// variants), kept for the process's life so that rows can point at them.
+const char* Intern(const char* text) {
+  static absl::Mutex mu(absl::kConstInit);
+  static std::set<std::string>* names = new std::set<std::string>();
+  absl::MutexLock lock(&mu);
+  return names->emplace(text).first->c_str();
+}
+
+absl::Mutex measured_mu(absl::kConstInit);
+std::shared_ptr<const std::vector<AutoTableRow>>& Measured() {
+  static auto* rows = new std::shared_ptr<const std::vector<AutoTableRow>>(
+      std::make_shared<const std::vector<AutoTableRow>>());
+  return *rows;
+}
+
 }  // namespace
 
 std::span<const AutoTableRow> BuiltinAutoTable() { return kAutoTable; }
+
+void SetMeasuredAutoRows(uint32_t vendor_id, uint32_t device_id,
+                         std::span<const AutoTableRow> rows) {
+  absl::MutexLock lock(&measured_mu);
+  auto next = std::make_shared<std::vector<AutoTableRow>>();
+  for (const AutoTableRow& row : *Measured()) {
+    if (row.vendor_id != vendor_id || row.device_id != device_id) next->push_back(row);
+  }
+  for (AutoTableRow row : rows) {
+    row.vendor_id = vendor_id;
+    row.device_id = device_id;
+    row.device = Intern(row.device);
+    row.working = Intern(row.working);
+    row.variant = Intern(row.variant);
+    next->push_back(row);
+  }
+  Measured() = std::move(next);
+}
+
+std::shared_ptr<const std::vector<AutoTableRow>> MeasuredAutoRows() {
+  absl::MutexLock lock(&measured_mu);
+  return Measured();
+}
 
 size_t CountDeviceRows(std::span<const AutoTableRow> table, uint32_t vendor_id,
                        uint32_t device_id) {

@@ -7,10 +7,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rgfx::passes {
 
@@ -33,6 +35,16 @@ struct AutoTableRow {
 
 // The rows measured on the devices this server knows.
 std::span<const AutoTableRow> BuiltinAutoTable();
+
+// Rows this process measured on its own devices at start-up
+// (service/auto_calibration.h): they replace the built-in rows of their
+// device, so that "auto" there chooses from them alone. Replaces the rows
+// of (vendor_id, device_id) with `rows` (copied; their strings need only
+// live during the call; empty: that device's rows are dropped). Thread-safe.
+void SetMeasuredAutoRows(uint32_t vendor_id, uint32_t device_id,
+                         std::span<const AutoTableRow> rows);
+// A snapshot of every device's measured rows (empty when none).
+std::shared_ptr<const std::vector<AutoTableRow>> MeasuredAutoRows();
 
 // How many of `table`'s rows were measured on the device with these ids
 // (0: "auto" follows the fallback rule there).

@@ -272,6 +272,60 @@ TEST(AutoBlurVariant, CatalogNotesSayWhetherTheDeviceWasMeasured) {
       << auto_note(other);
 }
 
+// Rows the server measured at start-up (--auto_calibration) replace the
+// built-in rows of their device alone: AUTO chooses from them there (still
+// never an approximate variant for an exact request), the catalog says so,
+// other devices keep theirs, and dropping them restores the built-in table.
+TEST(AutoBlurVariant, MeasuredRowsReplaceTheBuiltInRowsOfTheirDevice) {
+  const AutoTableRow& builtin = BuiltinAutoTable()[0];
+  BlurConfig config;
+  config.radius = 64;
+  config.sigma = 32;
+  config.axes = "both";
+  config.extent = {1920, 1080};
+  config.working = graph::PixelFormat::kRgba16F;
+  config.caps = gpu::LavapipeLikeCaps();
+  config.caps.name = "measured here";
+  config.caps.type = "discrete";
+  config.caps.max_compute_shared_memory_bytes = 48 << 10;
+  config.caps.vendor_id = builtin.vendor_id;
+  config.caps.device_id = builtin.device_id;
+  const std::string from_table = AutoBlurVariant(config);
+  ASSERT_NE(from_table, "tuned");
+  // Measured here: tuned fastest of the exact variants, large_radius faster
+  // still but approximate; one size and radius, so every request maps there.
+  const AutoTableRow measured[] = {
+      {0, 0, "ignored: the ids given win", "rgba16f", 640, 480, 16, "tuned", 10},
+      {0, 0, "", "rgba16f", 640, 480, 16, from_table.c_str(), 20},
+      {0, 0, "", "rgba16f", 640, 480, 16, "large_radius", 5, true},
+  };
+  SetMeasuredAutoRows(config.caps.vendor_id, config.caps.device_id, measured);
+  ASSERT_EQ(CountDeviceRows(*MeasuredAutoRows(), config.caps.vendor_id, config.caps.device_id), 3u);
+  EXPECT_EQ(AutoBlurVariant(config), "tuned");
+  BlurConfig allowed = config;
+  allowed.min_psnr_db = 50;
+  EXPECT_EQ(AutoBlurVariant(allowed), "large_radius");
+  bool noted = false;
+  for (const std::string& note : BlurDeviceNotes(config.caps)) {
+    noted |= note.find("auto chooses from 3 times this server measured on this device at "
+                       "start-up") != std::string::npos;
+  }
+  EXPECT_TRUE(noted);
+  // Another device of the built-in table keeps its rows.
+  for (const AutoTableRow& row : BuiltinAutoTable()) {
+    if (row.device_id == builtin.device_id && row.vendor_id == builtin.vendor_id) continue;
+    BlurConfig other = config;
+    other.caps.vendor_id = row.vendor_id;
+    other.caps.device_id = row.device_id;
+    const std::string variant = AutoBlurVariant(other);
+    EXPECT_NE(variant, "tuned") << "another device took these rows";
+    break;
+  }
+  SetMeasuredAutoRows(config.caps.vendor_id, config.caps.device_id, {});
+  EXPECT_EQ(CountDeviceRows(*MeasuredAutoRows(), config.caps.vendor_id, config.caps.device_id), 0u);
+  EXPECT_EQ(AutoBlurVariant(config), from_table);
+}
+
 // A GPU with the H100's and H200's limits that no table row names.
 gpu::DeviceCaps UnmeasuredHopperCaps() {
   gpu::DeviceCaps caps;
