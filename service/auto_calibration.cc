@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -75,16 +76,16 @@ class PointTimer {
   PointTimer(Engine& engine, const AutoCalibrationOptions& options)
       : engine_(engine), options_(options), on_gpu_(engine.caps().type != "cpu") {}
 
-  // Median over options.runs submissions of the blur's steps' GPU time
-  // (each submission's own median over its repetitions), in µs.
-  absl::StatusOr<double> Time(const graph::CompiledGraph& compiled, graph::Extent size) {
+  // One submission after an untimed one (which creates the pipelines, so
+  // that the GPU idles no longer than that before the timed one): the
+  // blur's GPU time in µs.
+  absl::StatusOr<double> Probe(const graph::CompiledGraph& compiled, graph::Extent size) {
     if (input_.size() != size.pixels() * 4) {
       input_.resize(size.pixels() * 4);
       std::mt19937 rng(1);
       for (std::byte& b : input_) b = std::byte(rng() & 0xff);
     }
-    absl::StatusOr<double> probe = Submit(compiled, 1);
-    if (!probe.ok()) return probe.status();
+    if (absl::StatusOr<double> run = Submit(compiled, 1); !run.ok()) return run.status();
     if (on_gpu_ && !warmed_) {
       // Clocks up before the first point is timed.
       const absl::Time until = absl::Now() + options_.warmup;
@@ -92,12 +93,17 @@ class PointTimer {
         if (absl::StatusOr<double> run = Submit(compiled, 1); !run.ok()) return run.status();
       }
       warmed_ = true;
-      probe = Submit(compiled, 1);
-      if (!probe.ok()) return probe.status();
     }
+    return Submit(compiled, 1);
+  }
+
+  // Median over options.runs submissions of the blur's GPU time (each
+  // submission's own median over its repetitions, as many as fill
+  // options.submission by `probe`), in µs.
+  absl::StatusOr<double> Time(const graph::CompiledGraph& compiled, double probe) {
     const double target_us = absl::ToDoubleMicroseconds(options_.submission);
     const int repeats =
-        static_cast<int>(std::clamp(target_us / std::max(*probe, 1e-3), 1.0, 20.0));
+        static_cast<int>(std::clamp(target_us / std::max(probe, 1e-3), 1.0, 20.0));
     // One untimed submission at the chosen length, then the timed ones.
     if (absl::StatusOr<double> run = Submit(compiled, repeats); !run.ok()) return run.status();
     std::vector<double> times;
@@ -237,13 +243,30 @@ std::string CalibrationKey(const gpu::DeviceCaps& caps, const AutoCalibrationOpt
   for (const graph::Extent& e : options.sizes) sizes.push_back(absl::StrCat(e.width, "x", e.height));
   std::string key = absl::StrFormat(
       "%s | %04x:%04x | %s | Vulkan %s | build %s | %s | %s | r %s | %s | allowed %.1f dB | "
-      "runs %d | %.1f ms",
+      "runs %d | %.1f ms | full within %.1fx",
       caps.name, caps.vendor_id, caps.device_id, caps.driver, caps.api_version,
       BinaryFingerprint(), absl::StrJoin(formats, ","), absl::StrJoin(sizes, ","),
       absl::StrJoin(options.radii, ","), absl::StrJoin(options.variants, ","),
-      options.allowed_psnr_db, options.runs, absl::ToDoubleMilliseconds(options.submission));
+      options.allowed_psnr_db, options.runs, absl::ToDoubleMilliseconds(options.submission),
+      options.full_timing_within);
   std::replace(key.begin(), key.end(), '\n', ' ');
   return key;
+}
+
+std::vector<bool> TimedInFull(const std::vector<bool>& approximate,
+                              const std::vector<double>& probe_us, double within) {
+  // The fastest probe of each accuracy: a request's winner is the fastest
+  // exact row or an approximate one, so each is timed in full.
+  double fastest[2] = {std::numeric_limits<double>::infinity(),
+                       std::numeric_limits<double>::infinity()};
+  for (size_t i = 0; i < probe_us.size(); ++i) {
+    fastest[approximate[i]] = std::min(fastest[approximate[i]], probe_us[i]);
+  }
+  std::vector<bool> in_full(probe_us.size());
+  for (size_t i = 0; i < probe_us.size(); ++i) {
+    in_full[i] = probe_us[i] <= within * fastest[approximate[i]];
+  }
+  return in_full;
 }
 
 absl::StatusOr<std::vector<CalibratedRow>> MeasureAutoRows(Engine& engine,
@@ -258,28 +281,53 @@ absl::StatusOr<std::vector<CalibratedRow>> MeasureAutoRows(Engine& engine,
   for (graph::PixelFormat working : options.formats) {
     for (const graph::Extent& size : options.sizes) {
       for (int radius : options.radii) {
+        // Every variant as an exact request plans it, and again as one
+        // allowing approximation where that plans another kernel.
+        struct Candidate {
+          std::string variant;
+          bool approximate;
+          std::shared_ptr<const graph::CompiledGraph> compiled;
+        };
+        std::vector<Candidate> candidates;
         for (const std::string& variant : options.variants) {
-          // As an exact request plans it, then as one allowing approximation
-          // where that plans another kernel.
-          std::optional<bool> measured_approximate;
+          std::optional<bool> planned;
           for (double min_psnr_db : {0.0, options.allowed_psnr_db}) {
             absl::StatusOr<std::shared_ptr<const graph::CompiledGraph>> compiled =
                 graph::Compile(BlurGraph(working, size, radius, variant, min_psnr_db),
                                engine.registry(), engine.caps(), engine.options().limits);
             if (!compiled.ok()) continue;  // the variant cannot plan this point
             const std::optional<bool> approximate = PlanIsApproximate(**compiled);
-            if (!approximate || approximate == measured_approximate) continue;
-            absl::StatusOr<double> us = timer.Time(**compiled, size);
-            if (!us.ok()) {
-              return absl::Status(
-                  us.status().code(),
-                  absl::StrCat("timing ", variant, " at ", size.width, "x", size.height, " r=",
-                               radius, " ", LowerFormatName(working), ": ", us.status().message()));
-            }
-            measured_approximate = approximate;
-            rows.push_back({LowerFormatName(working), size.width, size.height, radius, variant,
-                            *approximate, *us});
+            if (!approximate || approximate == planned) continue;
+            planned = approximate;
+            candidates.push_back({variant, *approximate, *std::move(compiled)});
           }
+        }
+        const auto failed = [&](const Candidate& c, const absl::Status& status) {
+          return absl::Status(status.code(),
+                              absl::StrCat("timing ", c.variant, " at ", size.width, "x",
+                                           size.height, " r=", radius, " ",
+                                           LowerFormatName(working), ": ", status.message()));
+        };
+        std::vector<bool> approximate;
+        std::vector<double> probes;
+        for (Candidate& c : candidates) {
+          absl::StatusOr<double> probe = timer.Probe(*c.compiled, size);
+          if (!probe.ok()) return failed(c, probe.status());
+          approximate.push_back(c.approximate);
+          probes.push_back(*probe);
+        }
+        const std::vector<bool> in_full =
+            TimedInFull(approximate, probes, options.full_timing_within);
+        for (size_t i = 0; i < candidates.size(); ++i) {
+          const Candidate& c = candidates[i];
+          double us = probes[i];
+          if (in_full[i]) {
+            absl::StatusOr<double> timed = timer.Time(*c.compiled, probes[i]);
+            if (!timed.ok()) return failed(c, timed.status());
+            us = *timed;
+          }
+          rows.push_back({LowerFormatName(working), size.width, size.height, radius, c.variant,
+                          c.approximate, us});
         }
       }
     }

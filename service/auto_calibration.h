@@ -45,6 +45,13 @@ struct AutoCalibrationOptions {
   // built-in table's "allowed" sweeps were.
   double allowed_psnr_db = 50;
   int runs = 5;  // timed submissions per point; the median is kept
+  // A point's variants are probed (one run each) first; those slower than
+  // this many times the fastest probe of their accuracy (exact, or
+  // approximate) keep their probe as their time: they lose there to a
+  // faster row unless the request's PSNR floor refuses every faster
+  // approximate one, and timing them in full was most of the calibration
+  // (exact at 3840x2160 r = 1024 takes 43 ms on an H200).
+  double full_timing_within = 3.0;
   // GPU time per timed submission (the graph repeated back to back): long
   // enough that the clocks stay up and the timestamps' overhead is small.
   absl::Duration submission = absl::Milliseconds(10);
@@ -65,6 +72,13 @@ bool NeedsAutoCalibration(AutoCalibrationMode mode, const gpu::DeviceCaps& caps)
 // ids, driver, Vulkan version), this build (a hash of the running binary)
 // and the grid.
 std::string CalibrationKey(const gpu::DeviceCaps& caps, const AutoCalibrationOptions& options);
+
+// Which of a point's probed candidates are timed in full: those within
+// options.full_timing_within of the fastest probe of their own accuracy
+// (approximate[i] says which); the others keep their probe. Separate from
+// MeasureAutoRows so that the choice is tested without a GPU.
+std::vector<bool> TimedInFull(const std::vector<bool>& approximate,
+                              const std::vector<double>& probe_us, double within);
 
 // Times the grid on `engine` (worker 0; nothing else may run on it
 // meanwhile). Points a variant cannot plan are left out; a run that fails

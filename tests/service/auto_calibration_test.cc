@@ -138,6 +138,25 @@ TEST(AutoCalibrationKey, ChangesWithTheDeviceDriverAndGrid) {
   AutoCalibrationOptions other_sizes = options;
   other_sizes.sizes[0].width += 1;
   EXPECT_NE(CalibrationKey(caps, other_sizes), key);
+  AutoCalibrationOptions timed_in_full = options;
+  timed_in_full.full_timing_within = 100;
+  EXPECT_NE(CalibrationKey(caps, timed_in_full), key);
+}
+
+TEST(AutoCalibrationProbe, TimesInFullTheCandidatesNearTheFastestOfTheirAccuracy) {
+  // Exact probes 10, 29, 31, 100 µs; approximate 40 and 130 (slower than
+  // every exact one, yet the fastest of their kind: a request's PSNR floor
+  // may refuse the other approximate rows, never the exact ones).
+  const std::vector<bool> approximate = {false, false, false, false, true, true};
+  const std::vector<double> probes = {29, 10, 31, 100, 130, 40};
+  EXPECT_EQ(TimedInFull(approximate, probes, 3.0),
+            (std::vector<bool>{true, true, false, false, false, true}));
+  // Within 1x: only the fastest of each accuracy (ties included).
+  EXPECT_EQ(TimedInFull({false, false, true}, {5, 5, 7}, 1.0),
+            (std::vector<bool>{true, true, true}));
+  // A wide margin times everything.
+  EXPECT_EQ(TimedInFull(approximate, probes, 100.0), std::vector<bool>(6, true));
+  EXPECT_TRUE(TimedInFull({}, {}, 3.0).empty());
 }
 
 }  // namespace
