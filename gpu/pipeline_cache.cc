@@ -84,7 +84,9 @@ absl::StatusOr<std::unique_ptr<PipelineCache>> PipelineCache::Create(Device& dev
 
 PipelineCache::~PipelineCache() {
   VkDevice device = device_.vk();
-  for (auto& [key, p] : pipelines_) {
+  for (auto& [key, slot] : pipelines_) {
+    const ComputePipeline* p = slot->pipeline.get();
+    if (p == nullptr) continue;  // no Get is running while the cache is destroyed
     vkDestroyPipeline(device, p->pipeline, nullptr);
     vkDestroyPipelineLayout(device, p->layout, nullptr);
     vkDestroyDescriptorSetLayout(device, p->set_layout, nullptr);
@@ -94,10 +96,47 @@ PipelineCache::~PipelineCache() {
 
 absl::StatusOr<const ComputePipeline*> PipelineCache::Get(const ShaderCode& shader,
                                                           const SpecConstants& spec) {
-  auto key = std::make_pair(shader.spirv.data(), spec.values);
-  absl::MutexLock lock(&mu_);
-  if (auto it = pipelines_.find(key); it != pipelines_.end()) return it->second.get();
+  Key key = std::make_pair(shader.spirv.data(), spec.values);
+  std::shared_ptr<Slot> slot;
+  bool creates = false;
+  {
+    absl::MutexLock lock(&mu_);
+    std::shared_ptr<Slot>& entry = pipelines_[key];
+    if (entry == nullptr) {
+      entry = std::make_shared<Slot>();
+      creates = true;
+    }
+    slot = entry;
+  }
+  if (!creates) {
+    // Another thread is creating it (or has): wait for that, not for the lock.
+    slot->created.WaitForNotification();
+    if (!slot->status.ok()) return slot->status;
+    return slot->pipeline.get();
+  }
+  // Created outside the lock: a driver compiles a large kernel for a second
+  // or more, and lookups of pipelines that exist (every other worker's
+  // recording) must not wait for that. VkPipelineCache is internally
+  // synchronized, so creations of different pipelines run in parallel.
+  if (before_create_for_testing_) before_create_for_testing_(shader);
+  absl::StatusOr<std::unique_ptr<ComputePipeline>> made = CreatePipeline(shader, spec);
+  {
+    absl::MutexLock lock(&mu_);
+    if (made.ok()) {
+      slot->pipeline = *std::move(made);
+      reports_.push_back({std::string(shader.name), spec.values, slot->pipeline->statistics});
+    } else {
+      slot->status = made.status();
+      pipelines_.erase(key);  // a later call tries again
+    }
+  }
+  slot->created.Notify();
+  if (!slot->status.ok()) return slot->status;
+  return slot->pipeline.get();
+}
 
+absl::StatusOr<std::unique_ptr<ComputePipeline>> PipelineCache::CreatePipeline(const ShaderCode& shader,
+                                                                       const SpecConstants& spec) {
   VkDevice device = device_.vk();
   if (shader.push_constant_bytes > device_.caps().max_push_constants_bytes) {
     return absl::InternalError(absl::StrCat("shader ", std::string(shader.name), " needs ",
@@ -156,10 +195,7 @@ absl::StatusOr<const ComputePipeline*> PipelineCache::Get(const ShaderCode& shad
     return VkStatus(result, absl::StrCat("creating the pipeline for shader ", std::string(shader.name)));
   }
   if (device_.caps().pipeline_statistics) p->statistics = ReadStatistics(device, p->pipeline);
-  reports_.push_back({std::string(shader.name), spec.values, p->statistics});
-  const ComputePipeline* out = p.get();
-  pipelines_.emplace(std::move(key), std::move(p));
-  return out;
+  return p;
 }
 
 absl::Status PipelineCache::Save() const {
@@ -192,7 +228,7 @@ std::vector<PipelineReport> PipelineCache::Reports() const {
 
 size_t PipelineCache::size() const {
   absl::MutexLock lock(&mu_);
-  return pipelines_.size();
+  return reports_.size();
 }
 
 }  // namespace rgfx::gpu

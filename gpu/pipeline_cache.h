@@ -7,6 +7,7 @@
 
 #include <volk.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "gpu/device.h"
 #include "gpu/shader_code.h"
 
@@ -49,23 +51,42 @@ class PipelineCache {
   PipelineCache(const PipelineCache&) = delete;
   PipelineCache& operator=(const PipelineCache&) = delete;
 
-  // Thread-safe. The returned pipeline lives as long as this cache.
+  // Thread-safe. The returned pipeline lives as long as this cache. A
+  // pipeline is created outside the cache's lock: callers asking for others
+  // go on meanwhile, those asking for the same one wait for it.
   absl::StatusOr<const ComputePipeline*> Get(const ShaderCode& shader, const SpecConstants& spec);
   absl::Status Save() const;
   absl::Status SaveTo(const std::string& path) const;
-  size_t size() const;
+  size_t size() const;  // pipelines created
   // Every pipeline created so far, in creation order.
   std::vector<PipelineReport> Reports() const;
 
+  // Tests: called on the creating thread, outside the lock, before each
+  // pipeline is created. Set before any Get.
+  void set_before_create_for_testing(std::function<void(const ShaderCode&)> hook) {
+    before_create_for_testing_ = std::move(hook);
+  }
+
  private:
   explicit PipelineCache(Device& device) : device_(device) {}
+  absl::StatusOr<std::unique_ptr<ComputePipeline>> CreatePipeline(const ShaderCode& shader,
+                                                          const SpecConstants& spec);
+
+  // Keyed by the SPIR-V's address (embedded arrays are unique) and spec values.
+  using Key = std::pair<const uint32_t*, std::vector<uint32_t>>;
+  // One pipeline, present from the moment a Get starts creating it.
+  struct Slot {
+    absl::Notification created;
+    std::unique_ptr<ComputePipeline> pipeline;  // set before `created` when made
+    absl::Status status;                        // why not, otherwise
+  };
+
   Device& device_;
   std::string cache_file_;
   VkPipelineCache vk_cache_ = VK_NULL_HANDLE;
+  std::function<void(const ShaderCode&)> before_create_for_testing_;
   mutable absl::Mutex mu_;
-  // Keyed by the SPIR-V's address (embedded arrays are unique) and spec values.
-  std::map<std::pair<const uint32_t*, std::vector<uint32_t>>, std::unique_ptr<ComputePipeline>>
-      pipelines_ ABSL_GUARDED_BY(mu_);
+  std::map<Key, std::shared_ptr<Slot>> pipelines_ ABSL_GUARDED_BY(mu_);
   std::vector<PipelineReport> reports_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -1,6 +1,7 @@
 #include "service/auto_calibration.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -8,12 +9,14 @@
 #include <limits>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
 #include "graph/compile.h"
 #include "passes/blur_variants/auto_table.h"
 #include "passes/gaussian_blur.h"
@@ -76,9 +79,8 @@ class PointTimer {
   PointTimer(Engine& engine, const AutoCalibrationOptions& options)
       : engine_(engine), options_(options), on_gpu_(engine.caps().type != "cpu") {}
 
-  // One submission after an untimed one (which creates the pipelines, so
-  // that the GPU idles no longer than that before the timed one): the
-  // blur's GPU time in µs.
+  // One submission after an untimed one (so that the GPU has just been
+  // busy, not idle, when the timed one starts): the blur's GPU time in µs.
   absl::StatusOr<double> Probe(const graph::CompiledGraph& compiled, graph::Extent size) {
     if (input_.size() != size.pixels() * 4) {
       input_.resize(size.pixels() * 4);
@@ -269,26 +271,32 @@ std::vector<bool> TimedInFull(const std::vector<bool>& approximate,
   return in_full;
 }
 
-absl::StatusOr<std::vector<CalibratedRow>> MeasureAutoRows(Engine& engine,
-                                                           const AutoCalibrationOptions& options) {
-  if (!engine.caps().timestamps_supported) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(engine.caps().name, " has no timestamps on its compute queue: nothing to "
-                     "measure AUTO's table with"));
-  }
-  PointTimer timer(engine, options);
-  std::vector<CalibratedRow> rows;
+namespace {
+
+// One variant at one point, as an exact request plans it or as one
+// allowing approximation.
+struct Candidate {
+  std::string variant;
+  bool approximate;
+  std::shared_ptr<const graph::CompiledGraph> compiled;
+};
+
+struct GridPoint {
+  graph::PixelFormat working;
+  graph::Extent size;
+  int radius;
+  std::vector<Candidate> candidates;
+};
+
+// Every point of the grid with every variant that plans it: each as an
+// exact request plans it, and again as one allowing approximation where
+// that plans another kernel.
+std::vector<GridPoint> PlanGrid(Engine& engine, const AutoCalibrationOptions& options) {
+  std::vector<GridPoint> points;
   for (graph::PixelFormat working : options.formats) {
     for (const graph::Extent& size : options.sizes) {
       for (int radius : options.radii) {
-        // Every variant as an exact request plans it, and again as one
-        // allowing approximation where that plans another kernel.
-        struct Candidate {
-          std::string variant;
-          bool approximate;
-          std::shared_ptr<const graph::CompiledGraph> compiled;
-        };
-        std::vector<Candidate> candidates;
+        GridPoint point{working, size, radius, {}};
         for (const std::string& variant : options.variants) {
           std::optional<bool> planned;
           for (double min_psnr_db : {0.0, options.allowed_psnr_db}) {
@@ -299,37 +307,95 @@ absl::StatusOr<std::vector<CalibratedRow>> MeasureAutoRows(Engine& engine,
             const std::optional<bool> approximate = PlanIsApproximate(**compiled);
             if (!approximate || approximate == planned) continue;
             planned = approximate;
-            candidates.push_back({variant, *approximate, *std::move(compiled)});
+            point.candidates.push_back({variant, *approximate, *std::move(compiled)});
           }
         }
-        const auto failed = [&](const Candidate& c, const absl::Status& status) {
-          return absl::Status(status.code(),
-                              absl::StrCat("timing ", c.variant, " at ", size.width, "x",
-                                           size.height, " r=", radius, " ",
-                                           LowerFormatName(working), ": ", status.message()));
-        };
-        std::vector<bool> approximate;
-        std::vector<double> probes;
-        for (Candidate& c : candidates) {
-          absl::StatusOr<double> probe = timer.Probe(*c.compiled, size);
-          if (!probe.ok()) return failed(c, probe.status());
-          approximate.push_back(c.approximate);
-          probes.push_back(*probe);
-        }
-        const std::vector<bool> in_full =
-            TimedInFull(approximate, probes, options.full_timing_within);
-        for (size_t i = 0; i < candidates.size(); ++i) {
-          const Candidate& c = candidates[i];
-          double us = probes[i];
-          if (in_full[i]) {
-            absl::StatusOr<double> timed = timer.Time(*c.compiled, probes[i]);
-            if (!timed.ok()) return failed(c, timed.status());
-            us = *timed;
-          }
-          rows.push_back({LowerFormatName(working), size.width, size.height, radius, c.variant,
-                          c.approximate, us});
-        }
+        points.push_back(std::move(point));
       }
+    }
+  }
+  return points;
+}
+
+absl::Status TimingFailed(const GridPoint& point, const Candidate& candidate,
+                          const absl::Status& status) {
+  return absl::Status(status.code(),
+                      absl::StrCat("timing ", candidate.variant, " at ", point.size.width, "x",
+                                   point.size.height, " r=", point.radius, " ",
+                                   LowerFormatName(point.working), ": ", status.message()));
+}
+
+// Runs every candidate once, untimed, on all of the engine's workers at
+// once. A cold start spends most of its time creating pipelines (two
+// thirds of a minute on an H200 without driver caches); the pipeline cache
+// creates them outside its lock, so the workers create them in parallel.
+absl::Status CreatePipelinesInParallel(Engine& engine, const std::vector<GridPoint>& points) {
+  std::vector<std::pair<const GridPoint*, const Candidate*>> all;
+  for (const GridPoint& point : points) {
+    for (const Candidate& candidate : point.candidates) all.push_back({&point, &candidate});
+  }
+  std::atomic<size_t> next{0};
+  absl::Mutex mu;
+  absl::Status first_failure;
+  const auto work = [&](int worker) {
+    const auto fill = [](int, std::span<std::byte> dst) {
+      std::fill(dst.begin(), dst.end(), std::byte{0});
+      return absl::OkStatus();
+    };
+    const auto consume = [](int, std::span<const std::byte>) { return absl::OkStatus(); };
+    for (size_t i = next++; i < all.size(); i = next++) {
+      const auto [point, candidate] = all[i];
+      absl::StatusOr<graph::RunResult> run =
+          engine.Run(worker, *candidate->compiled, fill, consume, 1);
+      if (!run.ok()) {
+        absl::MutexLock lock(&mu);
+        if (first_failure.ok()) first_failure = TimingFailed(*point, *candidate, run.status());
+        next = all.size();  // the others stop too
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int worker = 1; worker < engine.workers(); ++worker) threads.emplace_back(work, worker);
+  work(0);
+  for (std::thread& thread : threads) thread.join();
+  return first_failure;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<CalibratedRow>> MeasureAutoRows(Engine& engine,
+                                                           const AutoCalibrationOptions& options) {
+  if (!engine.caps().timestamps_supported) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(engine.caps().name, " has no timestamps on its compute queue: nothing to "
+                     "measure AUTO's table with"));
+  }
+  const std::vector<GridPoint> points = PlanGrid(engine, options);
+  if (absl::Status created = CreatePipelinesInParallel(engine, points); !created.ok()) {
+    return created;
+  }
+  PointTimer timer(engine, options);
+  std::vector<CalibratedRow> rows;
+  for (const GridPoint& point : points) {
+    std::vector<bool> approximate;
+    std::vector<double> probes;
+    for (const Candidate& c : point.candidates) {
+      absl::StatusOr<double> probe = timer.Probe(*c.compiled, point.size);
+      if (!probe.ok()) return TimingFailed(point, c, probe.status());
+      approximate.push_back(c.approximate);
+      probes.push_back(*probe);
+    }
+    const std::vector<bool> in_full = TimedInFull(approximate, probes, options.full_timing_within);
+    for (size_t i = 0; i < point.candidates.size(); ++i) {
+      const Candidate& c = point.candidates[i];
+      double us = probes[i];
+      if (in_full[i]) {
+        absl::StatusOr<double> timed = timer.Time(*c.compiled, probes[i]);
+        if (!timed.ok()) return TimingFailed(point, c, timed.status());
+        us = *timed;
+      }
+      rows.push_back({LowerFormatName(point.working), point.size.width, point.size.height,
+                      point.radius, c.variant, c.approximate, us});
     }
   }
   return rows;

@@ -80,9 +80,10 @@ std::string CalibrationKey(const gpu::DeviceCaps& caps, const AutoCalibrationOpt
 std::vector<bool> TimedInFull(const std::vector<bool>& approximate,
                               const std::vector<double>& probe_us, double within);
 
-// Times the grid on `engine` (worker 0; nothing else may run on it
-// meanwhile). Points a variant cannot plan are left out; a run that fails
-// is an error.
+// Times the grid on `engine`: every candidate first runs once on all its
+// workers at once (so that their pipelines are created in parallel), then
+// each is timed on worker 0. Nothing else may run on the engine meanwhile.
+// Points a variant cannot plan are left out; a run that fails is an error.
 absl::StatusOr<std::vector<CalibratedRow>> MeasureAutoRows(Engine& engine,
                                                            const AutoCalibrationOptions& options);
 

@@ -1,11 +1,16 @@
 // The device layer on the real test device (lavapipe in CI), validation on.
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
 #include "gpu/arena.h"
 #include "gpu/pipeline_cache.h"
 #include "kCopyF32.h"
@@ -137,6 +142,61 @@ TEST_F(DeviceTest, PipelineStatisticsComeWhenAskedAndOffered) {
   EXPECT_EQ(reports[0].shader, "copy_f32");
   EXPECT_EQ(reports[0].spec, spec.values);
   EXPECT_EQ(reports[0].statistics, (*pipeline)->statistics);
+}
+
+
+// A pipeline being created (seconds for a large kernel on some drivers)
+// holds up only the callers asking for that one: here its creation waits
+// until another pipeline has been fetched on another thread, which would
+// never happen (and the wait would time out) if creation held the cache's lock.
+TEST_F(DeviceTest, PipelineCacheCreatesOutsideItsLock) {
+  auto cache = gpu::PipelineCache::Create(*testing::SharedGpu().device);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  absl::Notification other_fetched;
+  bool other_came_first = false;
+  std::atomic<int> creations{0};
+  const gpu::SpecConstants slow_spec{{1}}, other_spec{{2}};
+  (*cache)->set_before_create_for_testing([&](const gpu::ShaderCode&) {
+    if (creations++ == 0) {
+      other_came_first = other_fetched.WaitForNotificationWithTimeout(absl::Seconds(30));
+    }
+  });
+  std::thread slow([&] { EXPECT_TRUE((*cache)->Get(kCopyShader, slow_spec).ok()); });
+  // Give `slow` time to start its creation; the test holds either way.
+  absl::SleepFor(absl::Milliseconds(50));
+  EXPECT_TRUE((*cache)->Get(kCopyShader, other_spec).ok());
+  other_fetched.Notify();
+  slow.join();
+  EXPECT_TRUE(other_came_first) << "another pipeline waited for a creation in progress";
+  EXPECT_EQ((*cache)->size(), 2u);
+}
+
+// Many threads asking for the same pipeline at once get one pipeline,
+// created once.
+TEST_F(DeviceTest, PipelineCacheCreatesEachPipelineOnce) {
+  auto cache = gpu::PipelineCache::Create(*testing::SharedGpu().device);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  std::atomic<int> creations{0};
+  (*cache)->set_before_create_for_testing([&](const gpu::ShaderCode&) {
+    ++creations;
+    absl::SleepFor(absl::Milliseconds(20));  // the others arrive meanwhile
+  });
+  constexpr int kThreads = 8;
+  std::vector<const gpu::ComputePipeline*> got(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      auto p = (*cache)->Get(kCopyShader, gpu::SpecConstants{{3}});
+      ASSERT_TRUE(p.ok()) << p.status();
+      got[i] = *p;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(creations.load(), 1);
+  for (const gpu::ComputePipeline* p : got) EXPECT_EQ(p, got[0]);
+  EXPECT_NE(got[0]->pipeline, VK_NULL_HANDLE);
+  EXPECT_EQ((*cache)->size(), 1u);
+  EXPECT_EQ((*cache)->Reports().size(), 1u);
 }
 
 }  // namespace
