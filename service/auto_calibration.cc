@@ -329,7 +329,11 @@ absl::Status TimingFailed(const GridPoint& point, const Candidate& candidate,
 // once. A cold start spends most of its time creating pipelines (two
 // thirds of a minute on an H200 without driver caches); the pipeline cache
 // creates them outside its lock, so the workers create them in parallel.
-absl::Status CreatePipelinesInParallel(Engine& engine, const std::vector<GridPoint>& points) {
+// Best effort: the workers' images at once may not fit a small GPU where
+// one worker's do, so a failure stops this stage (logged) and the timing,
+// which runs every candidate again on one worker, creates the rest and
+// reports what truly fails.
+void CreatePipelinesInParallel(Engine& engine, const std::vector<GridPoint>& points) {
   std::vector<std::pair<const GridPoint*, const Candidate*>> all;
   for (const GridPoint& point : points) {
     for (const Candidate& candidate : point.candidates) all.push_back({&point, &candidate});
@@ -358,7 +362,12 @@ absl::Status CreatePipelinesInParallel(Engine& engine, const std::vector<GridPoi
   for (int worker = 1; worker < engine.workers(); ++worker) threads.emplace_back(work, worker);
   work(0);
   for (std::thread& thread : threads) thread.join();
-  return first_failure;
+  if (!first_failure.ok()) {
+    ServerLog().Warning("auto calibration: creating pipelines on all workers stopped; the rest "
+                        "are created one by one as they are timed",
+                        {Field("device", engine.caps().name),
+                         Field("error", first_failure.ToString())});
+  }
 }
 
 }  // namespace
@@ -371,9 +380,7 @@ absl::StatusOr<std::vector<CalibratedRow>> MeasureAutoRows(Engine& engine,
                      "measure AUTO's table with"));
   }
   const std::vector<GridPoint> points = PlanGrid(engine, options);
-  if (absl::Status created = CreatePipelinesInParallel(engine, points); !created.ok()) {
-    return created;
-  }
+  CreatePipelinesInParallel(engine, points);
   PointTimer timer(engine, options);
   std::vector<CalibratedRow> rows;
   for (const GridPoint& point : points) {

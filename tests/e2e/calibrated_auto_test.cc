@@ -3,10 +3,12 @@
 // the fastest exact variant it measured, the catalog says so, and a restart
 // reads the file instead of measuring; a file from another grid or one that
 // cannot be parsed is measured again and rewritten.
+#include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -59,9 +61,13 @@ class CalibratedAuto : public ::testing::Test {
     if (vendor_ || device_) passes::SetMeasuredAutoRows(vendor_, device_, {});
     std::remove(file_.c_str());
   }
-  std::unique_ptr<service::Server> Start(std::vector<int> radii = {3, 24}) {
+  std::unique_ptr<service::Server> Start(std::vector<int> radii = {3, 24},
+                                         service::EngineTestHooks hooks = {}, int workers = 0) {
     std::unique_ptr<service::Server> server =
-        StartServer({}, [&](service::ServerOptions& o) { Configure(o, file_, radii); });
+        StartServer(std::move(hooks), [&](service::ServerOptions& o) {
+          Configure(o, file_, radii);
+          if (workers > 0) o.engine.workers = workers;
+        });
     if (server != nullptr) {
       vendor_ = server->engine().caps().vendor_id;
       device_ = server->engine().caps().device_id;
@@ -174,6 +180,30 @@ TEST_F(CalibratedAuto, AnotherGridOrAnUnusableFileIsMeasuredAgain) {
   sections = FileSections();
   ASSERT_EQ(sections.size(), 1u);
   EXPECT_FALSE(sections[0].rows.empty());
+  ExpectNoValidationMessages(*server);
+}
+
+// The pipelines are created by one run of every candidate on all workers at
+// once; where those runs fail (e.g. the workers' images at once do not fit
+// a small GPU) the timing on worker 0 still measures everything.
+TEST_F(CalibratedAuto, RunsThatFailOnOtherWorkersLeaveTheMeasurementWhole) {
+  std::atomic<int> runs_elsewhere{0};
+  service::EngineTestHooks hooks;
+  hooks.before_run = [&](int worker) {
+    if (worker == 0) return absl::OkStatus();
+    ++runs_elsewhere;
+    return absl::ResourceExhaustedError("injected: no memory for another worker (test)");
+  };
+  std::unique_ptr<service::Server> server = Start({3, 24}, std::move(hooks), /*workers=*/3);
+  ASSERT_NE(server, nullptr);
+  EXPECT_GT(runs_elsewhere.load(), 0) << "no candidate ran on another worker";
+  ASSERT_EQ(server->auto_calibration().size(), 1u);
+  EXPECT_EQ(server->auto_calibration()[0].source, "measured");
+  const std::vector<service::CalibrationSection> sections = FileSections();
+  ASSERT_EQ(sections.size(), 1u);
+  std::set<int> radii;
+  for (const service::CalibratedRow& row : sections[0].rows) radii.insert(row.radius);
+  EXPECT_EQ(radii, (std::set<int>{3, 24}));
   ExpectNoValidationMessages(*server);
 }
 
