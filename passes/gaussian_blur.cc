@@ -32,7 +32,7 @@ constexpr char kAutoRule[] =
     "fallback rule, from what the measured GPUs agree on: on GPUs, with min_psnr_db > 0, "
     "large_radius from radius 64 when its stated PSNR is enough and fast would not stream on "
     "the matrix units there (RGBA16F, or RGBA32F on fast's approximate path, up to radius "
-    "112); otherwise fast where its plan for the request is exact or, allowed, states enough; "
+    "112; RGBA16F streams further but no longer beats large_radius); otherwise fast where its plan for the request is exact or, allowed, states enough; "
     "on CPUs, with min_psnr_db > 0, large_radius from radius 32 when its stated PSNR is "
     "enough; else tiled_halo when its tile and halo fit the shared memory, else tuned when "
     "lines fit or chunk, else exact. Never an approximate variant when min_psnr_db is 0; "
@@ -188,9 +188,11 @@ std::string FallbackBlurVariant(const BlurConfig& config) {
   // before that path existed). Where approximation is allowed,
   // large_radius (flat in the radius) from r = 64 unless fast streams on
   // the matrix units there (RGBA16F, or RGBA32F where fast's plan is its
-  // approximate fp16 path, up to kFastStreamMaxRadius): 1080p r = 64
+  // approximate fp16 path, up to kFastStreamMaxRadius = 112): 1080p r = 64
   // streamed 37-38 µs against large_radius's 71-75 (RGBA16F), 82-88
-  // against 94-106 (RGBA32F); fp32 line paths 142 against 94-106.
+  // against 94-106 (RGBA32F); fp32 line paths 142 against 94-106. RGBA16F
+  // streams further (to 448) but no longer wins there: r = 128 73 µs
+  // against 71 on an H200, r = 256 154 against 71.
   if (config.caps.type != "cpu") {
     const std::optional<double> fast = StatedPsnr("fast", config);
     const bool fast_streams =

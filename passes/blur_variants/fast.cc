@@ -130,7 +130,8 @@ gpu::ShaderCode StreamShaderCode(int shader, graph::PixelFormat working, uint32_
 }
 
 // The streamed matrix kernel (gaussian_blur_fast_stream.comp) keeps the J
-// weight blocks in registers: up to r = 112 (J = 15, 60 registers a lane).
+// weight blocks in registers: in RGBA32F up to r = 112 (J = 15, 60
+// registers a lane; RGBA16F up to 448 since, RowShapeBeyond112).
 // H100, 1080p, µs H + V, with 4 subgroups per workgroup and one tile per
 // step: r = 80 94.2, r = 96 110.1, r = 112 119.5 against the panel
 // kernel's 115.8, 125.4, 157.5 (with today's shapes: 59, 72, 92).
@@ -338,6 +339,35 @@ std::vector<std::byte> MatrixTaps(const std::vector<double>& weights) {
   return blob;
 }
 
+// RGBA16F beyond r = 112 (J = 16-57), where the kernel once gave way to
+// the panel kernel: the J weight blocks in registers grow to 228 of a
+// lane's 255 at J = 57 (the driver reports 157 registers at r = 128, 222
+// at 192 and 255 from 256 on: spilled beyond), and one subgroup's ring of
+// J + N − 1 blocks fills 48 KB at J = 57 with four tiles a step. One
+// subgroup a workgroup; 2 blocks ahead. H200, 1080p, µs of the pass, from
+// one scan of 8 shapes (2026-11-29, fourteenth session,
+// docs/blur/h200-stream-beyond-112-2026-11-29.csv), the runner-up in
+// brackets; the panel kernel or line paths it replaces took 78.6 + 74.2
+// at r = 128, 192.0 + 180.2 at 256, 370.9 + 365.8 at 384 and 392.5 + 415.5
+// at 448. Two tiles a step up to J = 49, four at J = 50-57 (where two
+// spill the most: r = 448 rows 341.8 with two, 251.7 with four).
+FastStreamShape RowShapeBeyond112(uint32_t blocks) {
+  if (blocks <= 17) return {24, 2, 2, 1, 48};  // r = 128: 34.1 (16:2:2 35.1)
+  if (blocks <= 21) return {16, 2, 2, 1, 48};  // r = 160: 42.2 (24:2:2 44.3)
+  if (blocks <= 49) return {24, 2, 2, 1, 48};  // r = 192 51.2, 224 55.6, 256 75.5,
+                                               // 320 88.1, 384 183.6
+  return {24, 4, 4, 1, 48};                    // r = 448: 251.7 (16:2:1 304.9)
+}
+FastStreamShape ColumnShapeBeyond112(uint32_t blocks) {
+  if (blocks <= 17) return {24, 2, 2, 1, 48};  // r = 128: 38.9 (16:2:2:2 40.7)
+  if (blocks <= 21) return {16, 2, 2, 1, 48};  // r = 160: 46.3 (40:2:2 47.9)
+  if (blocks <= 29) return {40, 2, 2, 1, 48};  // r = 192 54.3 (24:4:4 55.6),
+                                               // 224 59.7 (16:2:2:2 60.9)
+  if (blocks <= 41) return {24, 2, 2, 1, 48};  // r = 256 78.6, 320 90.6
+  if (blocks <= 49) return {40, 2, 2, 1, 48};  // r = 384: 175.4 (24:2:2 187.7)
+  return {24, 4, 4, 1, 48};                    // r = 448: 246.0 (40:2:1 297.0)
+}
+
 // The streamed kernel's shape per J = 1 + ⌈2R/16⌉ weight blocks, from
 // scans of every shape on the H100 (µs H + V, RGBA16F). The table was first
 // chosen at 1080p (docs/blur/h100-stream-shapes.csv, sizes 512² to 4K, each
@@ -439,7 +469,8 @@ FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
                                                      // 64: 20.7 (22.0, two chains)
     if (blocks <= 11) return {20, 2, 2, 2, 0, 1, 1}; // r = 80: 22.0 (23.8-24.1)
     if (blocks <= 13) return {34, 2, 2, 1, 48};     // r = 96: 28.2 (18:2:2 30.7)
-    return {16, 2, 2, 1, 48};                       // r = 112: 34.3 (20:2:2 36.9)
+    if (blocks <= 15) return {16, 2, 2, 1, 48};     // r = 112: 34.3 (20:2:2 36.9)
+    return ColumnShapeBeyond112(blocks);
   }
   if (blocks <= 2) return {12, 4, 1, 1};            // r = 8: 13.1 (12:4:2 14.6)
   if (blocks <= 3) return {12, 4, 2, 1};            // r = 16: 13.6
@@ -451,7 +482,8 @@ FastStreamShape StreamShape(uint32_t blocks, bool rgba32f, bool columns) {
   if (blocks <= 11) return {24, 4, 4, 2, 0, 1, 1};  // r = 64: 17.2-17.7 (21.0),
                                                     // 80: 19.5 (22.8; 16:2:2 22.5)
   if (blocks <= 13) return {18, 2, 2, 1, 48};       // r = 96: 25.6
-  return {40, 2, 2, 1, 48};                         // r = 112: 25.9 (20:2:2 27.4)
+  if (blocks <= 15) return {40, 2, 2, 1, 48};       // r = 112: 25.9 (20:2:2 27.4)
+  return RowShapeBeyond112(blocks);
 }
 // Large images once had shapes of their own (segments of 12-32 tiles, one
 // subgroup a workgroup, four tiles a step at J = 7-9), measured at 4K
@@ -635,8 +667,8 @@ void TileTheTemporary(const BlurConfig& config, graph::PassPlan& plan, BlurPrepa
 // memory, or where the image gives too few subgroups.
 std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineLayout& layout) {
   const uint32_t radius = static_cast<uint32_t>(config.radius);
-  if (config.radius > kStreamMaxRadius) return std::nullopt;
   const bool f32 = config.working == graph::PixelFormat::kRgba32F;
+  if (config.radius > (f32 ? kStreamMaxRadius : kFastStreamMaxRadiusF16)) return std::nullopt;
   const std::optional<FastStreamShape> override_shape = StreamShapeOverride();
   const uint32_t blocks = MatrixTapBlocks(radius);
   const bool lines_adjacent = layout.in_line_stride == 1;

@@ -17,12 +17,17 @@ namespace rgfx::passes {
 // matrix units.
 int FastMatrixMaxRadius(const gpu::DeviceCaps& caps);
 
-// The largest radius fast's streamed matrix kernel takes (the J weight
-// blocks live in registers); beyond it the panel kernel or the line paths,
-// 3-4x slower at r = 128 than the stream at r = 112.
+// The largest radius fast's streamed matrix kernel takes in RGBA32F (its
+// fp16 path in magnitude bands, where a request allows it); beyond it the
+// fp32 line paths.
 inline constexpr int kFastStreamMaxRadius = 112;
+// The same in RGBA16F (the J weight blocks live in registers, 4 a block a
+// lane): at r = 448 (J = 57) one subgroup's ring of J + 3 blocks and four
+// scratch blocks fill 48 KB. Beyond it the line paths (the panel kernel
+// does not fit either); 2-3.5x slower than the stream at r = 128-320.
+inline constexpr int kFastStreamMaxRadiusF16 = 448;
 
-// The streamed matrix kernel's shape at a radius (up to 112) for RGBA16F
+// The streamed matrix kernel's shape at a radius (up to 448) for RGBA16F
 // or (rgba32f) RGBA32F, chosen per weight-block count from measurements
 // (fast.cc has them).
 struct FastStreamShape {

@@ -294,8 +294,8 @@ TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
   }
 }
 
-// fast's streamed matrix kernel (RGBA16F, r <= 112, devices with matrix
-// units, images giving at least 1024 subgroups, 768 from r = 65): lines of
+// fast's streamed matrix kernel (RGBA16F, r <= 112 here; beyond, the
+// next test; devices with matrix units, images giving at least 1024 subgroups, 768 from r = 65): lines of
 // 7 segments of 10 tiles (1100 px) or 11 (1130 px: an odd count, so the
 // two-tile kernel's last step has one tile), 6 of 12 from r = 65 (151
 // groups of 4 lines: 906 subgroups), the last segment partial, line counts that
@@ -374,6 +374,47 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
       })) << part;
     }
   }
+}
+
+// fast's streamed kernel beyond r = 112 (RGBA16F, up to 448; before, the
+// panel kernel or the line paths ran there): the weight blocks in
+// registers grow past what a lane holds (the driver spills from about
+// r = 256), two tiles a step up to r = 384 and four at 385-448, where one
+// subgroup's ring fills 48 KB. Lines of 1130 px (6 segments of 12 tiles
+// for 151 groups of 4 lines), both long axes, each radius with two
+// borders and one axis each, so the halo reaches past both ends of every
+// line (2R + 1 > 1130 at r = 448). Without matrix units the line paths
+// run on 21 lines instead, and the test says so.
+TEST_F(BlurVariantsTest, FastMatrixStreamBeyondRadius112MatchesReference) {
+  const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
+  const bool matrix = SayMatrixUnits(
+      "matrix units: the streamed kernel runs at r = 113-448 on 1130 x 601 and 601 x 1130",
+      "no matrix units: nothing streams here, the line paths run on 1130 x 21 and 21 x 1130 "
+      "(the streamed kernel is checked on a device with them, see docs/blur/h200-tests-*.txt)");
+  const int across = matrix ? 601 : 21;
+  uint32_t seed = 1700;
+  double worst = 0;
+  int b = 0;
+  for (int radius : {113, 200, 320, 385, 448}) {
+    for (auto [w, h] : {std::pair{1130, across}, std::pair{across, 1130}}) {
+      const std::string details = FastLineStepDetails(caps, radius, w, h);
+      EXPECT_EQ(details.find("streamed") != std::string::npos, matrix) << details;
+      if (matrix) {
+        const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius, false, w < h);
+        EXPECT_THAT(details, ::testing::HasSubstr(absl::StrCat(
+                                 TilesPerStepWords(shape.tiles_per_step), ", with a ring of ",
+                                 1 + (2 * radius + 15) / 16 + shape.tiles_per_step - 1,
+                                 " blocks")));
+      }
+      Case c{"fast", w, h, radius};
+      c.border = kBorders[b++ % 4];
+      c.axes = w > h ? "horizontal" : "vertical";
+      c.working = PixelFormat::kRgba16F;
+      c.max_taps = 2 * radius + 1;
+      worst = std::max(worst, CheckAgainstReference(c, seed++));
+    }
+  }
+  std::printf("worst error over these images %.2e (tolerance %.1e)\n", worst, 1.5e-3);
 }
 
 // Both axes streamed up to r = 24 pass through a temporary in tiles of 4 x

@@ -118,10 +118,11 @@ TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
 // states how far an axis can be off (Σ|w − fp16(w)| over the 2R + 1 taps),
 // and for σ = R/2 that stays below 2.5e-4 of full scale (about one RGBA16F
 // rounding of a value near 1, 2^-12; r = 38 comes closest, 2.46e-4), the
-// claim the docs make. The panel kernel (beyond r = 112) keeps
+// claim the docs make, at every radius the stream takes (1-448). The
+// panel kernel (where the image gives the stream too few subgroups) keeps
 // two fp16 terms and says so.
 TEST(FastMatrixPlan, StreamedAccuracyStatesTheHalfWeightsError) {
-  for (int radius = 1; radius <= 112; ++radius) {
+  for (int radius = 1; radius <= passes::kFastStreamMaxRadiusF16; ++radius) {
     SCOPED_TRACE(radius);
     const std::vector<double> w = passes::GaussianWeights(radius, radius / 2.0);
     double bound = 0;
@@ -137,7 +138,10 @@ TEST(FastMatrixPlan, StreamedAccuracyStatesTheHalfWeightsError) {
     EXPECT_THAT(p.prepared.accuracy.summary,
                 testing::HasSubstr(absl::StrFormat("at most %.1e of full scale", bound)));
   }
-  const Planned panel = PlanFast(Config(113, PixelFormat::kRgba16F, MatrixCaps()));
+  BlurConfig small = Config(113, PixelFormat::kRgba16F, MatrixCaps());
+  small.extent = {512, 512};
+  const Planned panel = PlanFast(small);
+  ASSERT_THAT(panel.prepared.steps[0].details, testing::HasSubstr("panel"));
   EXPECT_THAT(panel.prepared.accuracy.summary, testing::HasSubstr("two fp16 terms"));
 }
 
@@ -149,9 +153,9 @@ TEST(FastMatrixPlan, StreamedAccuracyStatesTheHalfWeightsError) {
 // and kernel; its shared memory (per subgroup a ring of J blocks and a
 // scratch block of 16 rows of 48 B, one more of each for two tiles) fits
 // 48 KB at every radius. Shorter segments (down to 8 tiles) where that
-// gives too few subgroups, the panel kernel where even that does. Beyond
-// r = 112 the panel kernel (2 subgroups x 8 tiles while its panel fits).
-TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
+// gives too few subgroups, the panel kernel where even that does (2
+// subgroups x 8 tiles while its panel fits), at any radius.
+TEST(FastMatrixPlan, StreamedShapesUpToRadius112AndThePanelForSmallImages) {
   for (int radius = 0; radius <= 112; ++radius) {
     for (bool columns : {false, true}) {
       const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius, false, columns);
@@ -290,8 +294,11 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
   small = PlanFast(c);
   EXPECT_THAT(small.prepared.steps[0].details, testing::HasSubstr("matrix units"));
   EXPECT_THAT(small.prepared.steps[0].details, testing::Not(testing::HasSubstr("streamed")));
+  // Beyond r = 112 too, where the image gives too few subgroups.
   for (int radius : {113, 150, 300}) {
-    const Planned p = PlanFast(Config(radius, PixelFormat::kRgba16F, MatrixCaps()));
+    BlurConfig small_image = Config(radius, PixelFormat::kRgba16F, MatrixCaps());
+    small_image.extent = {512, 512};
+    const Planned p = PlanFast(small_image);
     for (const passes::StepKernel& k : p.prepared.steps) {
       EXPECT_THAT(k.details, testing::HasSubstr("matrix units"));
       EXPECT_THAT(k.details, testing::Not(testing::HasSubstr("streamed")));
@@ -299,11 +306,56 @@ TEST(FastMatrixPlan, StreamedUpToRadius112ThenThePanel) {
       EXPECT_EQ(k.spec.values[4], 8u);  // tiles per subgroup
     }
   }
-  // r = 150, 1080p: the panel's 2 subgroups × 8 tiles.
-  const Planned p = PlanFast(Config(150, PixelFormat::kRgba16F, MatrixCaps()));
+  // r = 150, 512²: the panel's 2 subgroups × 8 tiles.
+  BlurConfig panel150 = Config(150, PixelFormat::kRgba16F, MatrixCaps());
+  panel150.extent = {512, 512};
+  const Planned p = PlanFast(panel150);
   EXPECT_EQ(p.prepared.steps[0].spec.values[3], 2u);
-  EXPECT_EQ(p.prepared.steps[0].groups_x, 15u);   // 1920 / 128
-  EXPECT_EQ(p.prepared.steps[0].groups_y, 135u);  // 1080 / 8
+  EXPECT_EQ(p.prepared.steps[0].groups_x, 4u);   // 512 / 128
+  EXPECT_EQ(p.prepared.steps[0].groups_y, 64u);  // 512 / 8
+}
+
+// RGBA16F streams beyond r = 112 too, up to 448 (J = 57), in the shapes a
+// scan on the H200 chose per band (fast.cc's RowShapeBeyond112): one
+// subgroup a workgroup, blocks loaded ahead one step's worth, long
+// segments on large images; two tiles a step up to J = 49, four beyond;
+// the ring and scratch fit 48 KB (exactly at J = 57). Beyond 448 the line
+// paths: the panel does not fit either.
+TEST(FastMatrixPlan, Rgba16FStreamsBeyondRadius112UpTo448) {
+  for (int radius = 113; radius <= passes::kFastStreamMaxRadiusF16; ++radius) {
+    const uint32_t blocks = 1 + (2 * radius + 15) / 16;
+    for (bool columns : {false, true}) {
+      SCOPED_TRACE(testing::Message() << "r=" << radius << (columns ? " columns" : " rows"));
+      const passes::FastStreamShape shape = passes::FastStreamShapeFor(radius, false, columns);
+      EXPECT_EQ(shape.warps, 1u);
+      EXPECT_EQ(shape.ahead, shape.tiles_per_step);
+      EXPECT_EQ(shape.tiles_per_step, blocks <= 49 ? 2u : 4u);
+      EXPECT_EQ(shape.long_tiles, 48u);
+      EXPECT_EQ(shape.register_ring, 0u);
+      EXPECT_EQ(shape.column_chains, 1u);
+      EXPECT_LE((blocks + 2 * shape.tiles_per_step - 1) * 768, 48u << 10);
+    }
+    const passes::FastStreamShape rows = passes::FastStreamShapeFor(radius);
+    const passes::FastStreamShape cols = passes::FastStreamShapeFor(radius, false, true);
+    EXPECT_EQ(rows.max_tiles != cols.max_tiles, (blocks >= 22 && blocks <= 29) ||
+                                                    (blocks >= 42 && blocks <= 49))
+        << "r=" << radius;
+  }
+  for (int radius : {113, 128, 150, 256, 300, 384, 448}) {
+    SCOPED_TRACE(radius);
+    const Planned p = PlanFast(Config(radius, PixelFormat::kRgba16F, MatrixCaps()));
+    ASSERT_EQ(p.prepared.steps.size(), 2u);
+    for (const passes::StepKernel& k : p.prepared.steps) {
+      EXPECT_THAT(k.details, testing::HasSubstr("matrix units, streamed"));
+      ASSERT_EQ(k.spec.values.size(), 10u);
+      EXPECT_EQ(k.spec.values[1], static_cast<uint32_t>(radius));
+    }
+  }
+  const Planned beyond =
+      PlanFast(Config(passes::kFastStreamMaxRadiusF16 + 1, PixelFormat::kRgba16F, MatrixCaps()));
+  for (const passes::StepKernel& k : beyond.prepared.steps) {
+    EXPECT_THAT(k.details, testing::Not(testing::HasSubstr("matrix units")));
+  }
 }
 
 // Where a pass's subgroups would overflow what the multiprocessors run at
@@ -460,11 +512,13 @@ TEST(FastMatrixPlan, ToeplitzBlocksHoldEveryWeightSplitInTwoHalves) {
 
 TEST(FastMatrixPlan, FewerSubgroupsWhenThePanelGrowsAndLinePathsBeyond) {
   // R = 300: 16 × (8 + 39 − 1) = 736 panel rows; 2 subgroups need 59 KB,
-  // 1 needs 35 KB (fits 48 KB).
-  Planned p = PlanFast(Config(300, PixelFormat::kRgba16F, MatrixCaps()));
+  // 1 needs 35 KB (fits 48 KB). (A 512² image: on 1080p the stream runs.)
+  BlurConfig small = Config(300, PixelFormat::kRgba16F, MatrixCaps());
+  small.extent = {512, 512};
+  Planned p = PlanFast(small);
   ASSERT_EQ(p.prepared.steps.size(), 2u);
   EXPECT_EQ(p.prepared.steps[0].spec.values[3], 1u);
-  EXPECT_THAT(p.prepared.steps[0].details, testing::HasSubstr("matrix units"));
+  EXPECT_THAT(p.prepared.steps[0].details, testing::HasSubstr("panel"));
   // R = 1000: even one subgroup's panel (2,128 rows × 48 B) does not fit.
   p = PlanFast(Config(1000, PixelFormat::kRgba16F, MatrixCaps()));
   for (const passes::StepKernel& k : p.prepared.steps) {
@@ -839,10 +893,12 @@ TEST(FastPlan, EveryKernelTakesTheBorderModeAsASpecializationConstant) {
     PixelFormat working;
     gpu::DeviceCaps caps;
     const char* path;  // a substring of the plan's details
+    graph::Extent extent = {1920, 1080};
   };
   const Case cases[] = {{3, PixelFormat::kRgba16F, MatrixCaps(), "both axes in one dispatch"},
                         {64, PixelFormat::kRgba16F, MatrixCaps(), "streamed"},
-                        {150, PixelFormat::kRgba16F, MatrixCaps(), "panel"},
+                        {150, PixelFormat::kRgba16F, MatrixCaps(), "streamed"},
+                        {150, PixelFormat::kRgba16F, MatrixCaps(), "panel", {512, 512}},
                         {64, PixelFormat::kRgba32F, no_matrix, "row segments"},
                         {64, PixelFormat::kRgba32F, no_matrix, "column tiles"},
                         {500, PixelFormat::kRgba32F, no_matrix, "columns read directly"}};
@@ -852,6 +908,7 @@ TEST(FastPlan, EveryKernelTakesTheBorderModeAsASpecializationConstant) {
       SCOPED_TRACE(::testing::Message() << "border " << border << ", r = " << c.radius << ", "
                                         << c.path);
       BlurConfig config = Config(c.radius, c.working, c.caps);
+      config.extent = c.extent;
       config.border = border;
       const Planned p = PlanFast(config);
       bool found = false;
