@@ -135,8 +135,8 @@ absl::StatusOr<const ComputePipeline*> PipelineCache::Get(const ShaderCode& shad
   return slot->pipeline.get();
 }
 
-absl::StatusOr<std::unique_ptr<ComputePipeline>> PipelineCache::CreatePipeline(const ShaderCode& shader,
-                                                                       const SpecConstants& spec) {
+absl::StatusOr<std::unique_ptr<ComputePipeline>> PipelineCache::CreatePipeline(
+    const ShaderCode& shader, const SpecConstants& spec) {
   VkDevice device = device_.vk();
   if (shader.push_constant_bytes > device_.caps().max_push_constants_bytes) {
     return absl::InternalError(absl::StrCat("shader ", std::string(shader.name), " needs ",

@@ -70,7 +70,7 @@ class PipelineCache {
  private:
   explicit PipelineCache(Device& device) : device_(device) {}
   absl::StatusOr<std::unique_ptr<ComputePipeline>> CreatePipeline(const ShaderCode& shader,
-                                                          const SpecConstants& spec);
+                                                                  const SpecConstants& spec);
 
   // Keyed by the SPIR-V's address (embedded arrays are unique) and spec values.
   using Key = std::pair<const uint32_t*, std::vector<uint32_t>>;

@@ -32,8 +32,8 @@ constexpr char kAutoRule[] =
     "fallback rule, from what the measured GPUs agree on: on GPUs, with min_psnr_db > 0, "
     "large_radius from radius 64 when its stated PSNR is enough and fast would not stream on "
     "the matrix units there (RGBA16F, or RGBA32F on fast's approximate path, up to radius "
-    "112; RGBA16F streams further but no longer beats large_radius); otherwise fast where its plan for the request is exact or, allowed, states enough; "
-    "on CPUs, with min_psnr_db > 0, large_radius from radius 32 when its stated PSNR is "
+    "112; RGBA16F streams further but no longer beats large_radius); otherwise fast where its "
+    "plan for the request is exact or, allowed, states enough; on CPUs, with min_psnr_db > 0, large_radius from radius 32 when its stated PSNR is "
     "enough; else tiled_halo when its tile and halo fit the shared memory, else tuned when "
     "lines fit or chunk, else exact. Never an approximate variant when min_psnr_db is 0; "
     "radius 0 is exact (a copy)";

@@ -24,7 +24,7 @@ inline constexpr int kFastStreamMaxRadius = 112;
 // The same in RGBA16F (the J weight blocks live in registers, 4 a block a
 // lane): at r = 448 (J = 57) one subgroup's ring of J + 3 blocks and four
 // scratch blocks fill 48 KB. Beyond it the line paths (the panel kernel
-// does not fit either); 2-3.5x slower than the stream at r = 128-320.
+// does not fit either); 2-3.6x slower than the stream at r = 128-320.
 inline constexpr int kFastStreamMaxRadiusF16 = 448;
 
 // The streamed matrix kernel's shape at a radius (up to 448) for RGBA16F

@@ -295,12 +295,13 @@ TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
 }
 
 // fast's streamed matrix kernel (RGBA16F, r <= 112 here; beyond, the
-// next test; devices with matrix units, images giving at least 1024 subgroups, 768 from r = 65): lines of
-// 7 segments of 10 tiles (1100 px) or 11 (1130 px: an odd count, so the
-// two-tile kernel's last step has one tile), 6 of 12 from r = 65 (151
-// groups of 4 lines: 906 subgroups), the last segment partial, line counts that
-// leave the last workgroup's subgroups short of lines, every border, one
-// axis and both (r = 7 both: streamed, not the one-dispatch kernel); the
+// next test; devices with matrix units, images giving at least 1024
+// subgroups, 768 from r = 65): lines of 7 segments of 10 tiles (1100 px)
+// or 11 (1130 px: an odd count, so the two-tile kernel's last step has one
+// tile), 6 of 12 from r = 65 (151 groups of 4 lines: 906 subgroups), the
+// last segment partial, line counts that leave the last workgroup's
+// subgroups short of lines, every border, one axis and both (r = 7 both:
+// streamed, not the one-dispatch kernel); the
 // radii span the measured shapes of rows and columns
 // (passes::FastStreamShapeFor): one tile per step (rows at r = 5, 7, 17),
 // two (rows at r = 32, 40 and 100, columns at r = 5-32, 80 and 100), four
