@@ -69,6 +69,10 @@ struct StepKernel {
   // Which of the plan's constant blobs the step reads (a plan may carry
   // several: large_radius runs a different method per axis).
   int constants = 0;
+  // fast's split stream (radii beyond one pass of its matrix kernel): one
+  // dispatch per part of the taps, part p centred tap_shifts[p] from the
+  // output and reading constant blob `constants` + p; empty otherwise.
+  std::vector<int32_t> tap_shifts;
 };
 
 // Kept in PassPlan::prepared for Record and for whoever reports on the plan.

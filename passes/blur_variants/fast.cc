@@ -49,6 +49,9 @@
 #include "kGaussianBlurFastStreamF16.h"
 #include "kGaussianBlurFastStreamPairsF16.h"
 #include "kGaussianBlurFastStreamQuadsF16.h"
+#include "kGaussianBlurFastStreamSplitF16.h"
+#include "kGaussianBlurFastStreamPairsSplitF16.h"
+#include "kGaussianBlurFastStreamQuadsSplitF16.h"
 #include "kGaussianBlurFastStreamF32.h"
 #include "kGaussianBlurFastStreamPairsF32.h"
 #include "kGaussianBlurFastStreamQuadsF32.h"
@@ -127,6 +130,19 @@ gpu::ShaderCode StreamShaderCode(int shader, graph::PixelFormat working, uint32_
   }
   return WorkingShader(working, f32 ? "gaussian_blur_fast_stream_f32" : "gaussian_blur_fast_stream",
                        kGaussianBlurFastStreamF16, kGaussianBlurFastStreamF32, buffers, push_bytes);
+}
+
+// The split build (SPLIT_TAPS, RGBA16F only): the partial sums at binding 3.
+gpu::ShaderCode SplitStreamShaderCode(int shader, uint32_t push_bytes) {
+  if (shader == kShaderMatrixStreamQuads) {
+    return {"gaussian_blur_fast_stream_quads_split", kGaussianBlurFastStreamQuadsSplitF16, 4,
+            push_bytes};
+  }
+  if (shader == kShaderMatrixStreamPairs) {
+    return {"gaussian_blur_fast_stream_pairs_split", kGaussianBlurFastStreamPairsSplitF16, 4,
+            push_bytes};
+  }
+  return {"gaussian_blur_fast_stream_split", kGaussianBlurFastStreamSplitF16, 4, push_bytes};
 }
 
 // The streamed matrix kernel (gaussian_blur_fast_stream.comp) keeps the J
@@ -317,25 +333,13 @@ uint64_t MatrixPanelBytes(uint32_t radius, MatrixShape shape) {
 // does not fit otherwise.
 constexpr MatrixShape kMatrixShapes[] = {{2, 8}, {1, 8}};
 
-// T_j[a][b] = w(16j + b − R − a) for j < J, as fp16 pairs hi + lo (hi the
-// rounded weight, lo the rounded remainder): [j][hi, lo][a][b].
 std::vector<std::byte> MatrixTaps(const std::vector<double>& weights) {
   const int radius = static_cast<int>(weights.size()) - 1;
-  const uint32_t blocks = MatrixTapBlocks(radius);
-  std::vector<uint16_t> taps(size_t(blocks) * 512);
-  for (uint32_t j = 0; j < blocks; ++j) {
-    for (int a = 0; a < 16; ++a) {
-      for (int b = 0; b < 16; ++b) {
-        const int t = int(16 * j) + b - radius - a;
-        const double w = std::abs(t) <= radius ? weights[std::abs(t)] : 0.0;
-        const uint16_t hi = DoubleToHalf(w);
-        taps[j * 512 + a * 16 + b] = hi;
-        taps[j * 512 + 256 + a * 16 + b] = DoubleToHalf(w - HalfToDouble(hi));
-      }
-    }
-  }
-  std::vector<std::byte> blob(taps.size() * 2);
-  std::memcpy(blob.data(), taps.data(), blob.size());
+  std::vector<double> taps(2 * radius + 1);
+  for (int d = -radius; d <= radius; ++d) taps[d + radius] = weights[std::abs(d)];
+  const std::vector<uint16_t> halves = FastMatrixTapBlocks(taps);
+  std::vector<std::byte> blob(halves.size() * 2);
+  std::memcpy(blob.data(), halves.data(), blob.size());
   return blob;
 }
 
@@ -607,11 +611,12 @@ uint64_t StreamSharedSlots(uint32_t radius, const FastStreamShape& shape, bool f
 // Shared memory of the streamed kernel: per subgroup a ring of J + N − 1
 // blocks of 16 rows of 6 uvec2 (N of them where the blocks wait in
 // registers) and N scratch blocks for N tiles per step, 16 rows of 6 uvec2
-// (RGBA16F) or 10 (RGBA32F).
-uint64_t StreamSharedBytes(uint32_t radius, const FastStreamShape& shape, bool f32) {
+// (RGBA16F) or 10 (RGBA32F, and the split build's fp32 sums).
+uint64_t StreamSharedBytes(uint32_t radius, const FastStreamShape& shape, bool f32,
+                           bool split = false) {
   const uint64_t ring = StreamSharedSlots(radius, shape, f32);
   const uint64_t per_warp =
-      (ring * 16 * 6 + shape.tiles_per_step * 16 * (f32 ? 10 : 6)) * 8;
+      (ring * 16 * 6 + shape.tiles_per_step * 16 * (f32 || split ? 10 : 6)) * 8;
   return shape.warps * per_warp;
 }
 const char* TilesPerStepWords(uint32_t n) {
@@ -664,8 +669,10 @@ void TileTheTemporary(const BlurConfig& config, graph::PassPlan& plan, BlurPrepa
 }
 
 // The streamed kernel for one axis, or nothing beyond its radius or shared
-// memory, or where the image gives too few subgroups.
-std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineLayout& layout) {
+// memory, or where the image gives too few subgroups. `split`: the build
+// for one part of split taps (config.radius the part's half width).
+std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineLayout& layout,
+                                           bool split = false) {
   const uint32_t radius = static_cast<uint32_t>(config.radius);
   const bool f32 = config.working == graph::PixelFormat::kRgba32F;
   if (config.radius > (f32 ? kStreamMaxRadius : kFastStreamMaxRadiusF16)) return std::nullopt;
@@ -674,7 +681,7 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   const bool lines_adjacent = layout.in_line_stride == 1;
   FastStreamShape shape = override_shape.value_or(StreamShape(blocks, f32, lines_adjacent));
   const auto fits = [&](const FastStreamShape& s) {
-    return StreamSharedBytes(radius, s, f32) <= config.caps.max_compute_shared_memory_bytes &&
+    return StreamSharedBytes(radius, s, f32, split) <= config.caps.max_compute_shared_memory_bytes &&
            s.warps * 32 <= config.caps.max_workgroup_invocations;
   };
   if (!fits(shape)) return std::nullopt;
@@ -691,7 +698,7 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
          DivideRoundingUp(tiles16, segments - 1) <= shape.long_tiles) {
     --segments;
   }
-  if (const uint64_t wave = StreamOneWave(config.caps, StreamSharedBytes(radius, shape, f32),
+  if (const uint64_t wave = StreamOneWave(config.caps, StreamSharedBytes(radius, shape, f32, split),
                                           shape.warps, StreamRegisterBound(shape, blocks, f32));
       !override_shape && wave > 0 && line_groups * segments > wave &&
       line_groups * (segments - 1) <= wave &&
@@ -731,7 +738,7 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
       TilesPerStepWords(shape.tiles_per_step), " per step, with a ring of ",
       StreamRingBlocks(radius, shape), " blocks, ", shape.ahead,
       " loaded ahead; ", 4 * shape.warps, " lines per workgroup, ",
-      StreamSharedBytes(radius, shape, f32), " bytes",
+      StreamSharedBytes(radius, shape, f32, split), " bytes",
       chains == 2 ? "; two accumulator chains per tile" : "",
       in_registers ? "; blocks in registers" : "");
   return k;
@@ -780,17 +787,48 @@ bool AllowsScaledHalf(const BlurConfig& config) {
   return -20 * std::log10(error) >= config.min_psnr_db;
 }
 
+// SetFastSplitTaps's policy (benchmarks only).
+std::optional<FastSplitPolicy> split_override ABSL_GUARDED_BY(shape_override_mu);
+
+FastSplitPolicy SplitPolicy() {
+  absl::MutexLock lock(&shape_override_mu);
+  return split_override.value_or(kFastSplitPolicy);
+}
+
+// The streamed kernel for one axis with the taps in parts (SplitFastTaps),
+// one dispatch per part, or nothing where one part would do or a part's
+// pass cannot stream (its radius, the shared memory, too few subgroups).
+std::optional<StepKernel> PlanSplitStream(const BlurConfig& config, const LineLayout& layout,
+                                          const FastSplitPolicy& policy) {
+  const std::vector<FastTapPart> parts = SplitFastTaps(
+      GaussianWeights(config.radius, config.sigma), policy.part_max_radius);
+  if (parts.size() < 2) return std::nullopt;
+  BlurConfig part = config;
+  part.radius = static_cast<int>(parts[0].taps.size() / 2);
+  std::optional<StepKernel> k = PlanMatrixStream(part, layout, /*split=*/true);
+  if (!k) return std::nullopt;
+  for (const FastTapPart& p : parts) k->tap_shifts.push_back(p.shift);
+  k->details = absl::StrCat("taps in ", parts.size(), " parts of ", parts[0].taps.size(),
+                            " (one dispatch each, their sums meeting in an fp32 image); ",
+                            k->details);
+  return k;
+}
+
 // The matrix path's kernel for one axis, or nothing when the device, the
 // format or the shared memory (the panel grows with the radius) rules it out.
 // RGBA32F streams where the request allows its approximation (else, and
 // beyond the stream's radii, the line paths: the panel kernel reads fp16).
-std::optional<StepKernel> PlanMatrixStep(const BlurConfig& config, const LineLayout& layout) {
+std::optional<StepKernel> PlanMatrixStep(const BlurConfig& config, const LineLayout& layout,
+                                         const FastSplitPolicy& split) {
   if (!config.caps.f16_matrix_product_16) return std::nullopt;
   if (config.working == graph::PixelFormat::kRgba32F) {
     if (config.radius > kStreamMaxRadius || !AllowsScaledHalf(config)) return std::nullopt;
     return PlanMatrixStream(config, layout);
   }
   if (config.working != graph::PixelFormat::kRgba16F) return std::nullopt;
+  if (config.radius >= split.from_radius) {
+    if (std::optional<StepKernel> k = PlanSplitStream(config, layout, split)) return k;
+  }
   if (std::optional<StepKernel> k = PlanMatrixStream(config, layout)) return k;
   const uint32_t radius = static_cast<uint32_t>(config.radius);
   for (const MatrixShape shape : kMatrixShapes) {
@@ -831,12 +869,73 @@ struct StreamPush {
 };
 static_assert(sizeof(StreamPush) == 5 * sizeof(uint32_t), "the shader's block has no padding");
 
+// The split build's block (SPLIT_TAPS): StreamPush, the part's shift and
+// what it does with the partial sums.
+struct SplitStreamPush {
+  StreamPush stream;
+  int32_t shift;
+  uint32_t mode;
+};
+static_assert(sizeof(SplitStreamPush) == 7 * sizeof(uint32_t),
+              "the shader's block has no padding");
+constexpr uint32_t kPartialRead = 1;           // the shader's kPartialRead
+constexpr uint32_t kPartialToDestination = 2;  // the shader's kPartialToDestination
+
+// Where steps split their taps (PlanSplitStream): one weight blob per part
+// (both axes share them) and the fp32 partial sums, a temporary of the
+// image's size in vec4 (two RGBA16F pixels' worth per pixel) that each
+// such step writes.
+void AddSplitParts(const BlurConfig& config, const std::vector<double>& weights,
+                   const FastSplitPolicy& policy, graph::PassPlan& plan, BlurPrepared& prepared) {
+  std::vector<size_t> split_steps;
+  for (size_t i = 0; i < prepared.steps.size(); ++i) {
+    if (!prepared.steps[i].tap_shifts.empty()) split_steps.push_back(i);
+  }
+  if (split_steps.empty()) return;
+  const int first_blob = static_cast<int>(plan.constants.size());
+  for (const FastTapPart& part : SplitFastTaps(weights, policy.part_max_radius)) {
+    const std::vector<uint16_t> halves = FastMatrixTapBlocks(part.taps);
+    std::vector<std::byte> blob(halves.size() * 2);
+    std::memcpy(blob.data(), halves.data(), blob.size());
+    plan.constants.push_back(std::move(blob));
+  }
+  const StepResource sums = StepResource::Temp(static_cast<int>(plan.temp_extents.size()));
+  plan.temp_extents.push_back({2 * config.extent.width, config.extent.height});
+  for (size_t i : split_steps) {
+    prepared.steps[i].constants = first_blob;
+    plan.steps[i].writes.push_back(sums);
+  }
+}
+
+// One dispatch per part, each after the one before (the partial sums).
+absl::Status RecordSplitStream(graph::RecordContext& ctx, const StepKernel& k,
+                               const StreamPush& stream) {
+  const size_t parts = k.tap_shifts.size();
+  const gpu::ShaderCode shader = SplitStreamShaderCode(k.shader, sizeof(SplitStreamPush));
+  for (size_t p = 0; p < parts; ++p) {
+    const SplitStreamPush push{stream, k.tap_shifts[p],
+                               (p > 0 ? kPartialRead : 0u) |
+                                   (p + 1 == parts ? kPartialToDestination : 0u)};
+    const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0),
+                                        ctx.constants(k.constants + static_cast<int>(p)),
+                                        ctx.write(1)};
+    if (absl::Status s =
+            ctx.Dispatch(shader, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
+        !s.ok()) {
+      return s;
+    }
+    if (p + 1 < parts) ctx.ComputeBarrier();
+  }
+  return absl::OkStatus();
+}
+
 class FastBlur final : public BlurVariant {
  public:
   std::string_view name() const override { return "fast"; }
   bool exact() const override { return true; }
   std::string Note() const override {
-    return "fast: every tap (exact up to float rounding), weights precomputed in double, 8 "
+    return absl::StrCat(
+        "fast: every tap (exact up to float rounding), weights precomputed in double, 8 "
            "consecutive outputs per invocation from a sliding window (each read feeds up to 8 "
            "multiply-adds; blocks of 8 pixels share 15 weights from shared memory); rows staged with their halo in shared memory when 512 + 2·radius pixels "
            "fit, columns staged the same way in tiles 32 bytes wide (2 RGBA32F or 4 RGBA16F "
@@ -844,10 +943,14 @@ class FastBlur final : public BlurVariant {
            "invocation per line; no transposes, no limit on line length; the zero-padded weights must fit the "
            "shared memory too (with 32 KB: radius <= 4070 in RGBA16F, 4062 in RGBA32F): INVALID_ARGUMENT beyond. With matrix units "
            "(VK_NV_cooperative_matrix) and RGBA16F working: products with banded Toeplitz "
-           "matrices, 16x16x16 fp16 with fp32 accumulation: up to radius 112 each subgroup "
-           "streams along 4 lines (one or two output tiles per step, as measured fastest per radius) with the weights "
+           "matrices, 16x16x16 fp16 with fp32 accumulation: up to radius 448 each subgroup "
+           "streams along 4 lines (one, two or four output tiles per step, as measured fastest per radius) with the weights "
            "rounded to fp16 in registers (an axis off by "
-           "less than 2.5e-4 of full scale for sigma = radius / 2, about one RGBA16F rounding), beyond a workgroup stages "
+           "less than 2.5e-4 of full scale for sigma = radius / 2, about one RGBA16F rounding); beyond, "
+           "the taps are cut into parts of at most ",
+           2 * kFastSplitPolicy.part_max_radius + 1,
+           ", one streamed dispatch each, their sums "
+           "meeting in an fp32 image; where an image is too small to stream, a workgroup stages "
            "a panel where it fits the shared memory, weights split in two fp16 terms (fp32 "
            "accurate). In RGBA32F, where the request allows an approximation (min_psnr_db "
            "> 0, at most the ~57 dB its plan states), the same streamed kernel up to radius 112 "
@@ -856,7 +959,7 @@ class FastBlur final : public BlurVariant {
            "fp32); otherwise RGBA32F keeps the fp32 paths. Radii <= 8 on both axes (<= 6 where "
            "both axes stream): one "
            "dispatch stages a tile with its halo in shared memory and blurs rows then columns "
-           "there (the image read and written once)";
+           "there (the image read and written once)");
   }
 
   absl::Status Plan(const BlurConfig& config, graph::PassPlan& plan,
@@ -912,8 +1015,9 @@ class FastBlur final : public BlurVariant {
     const uint32_t shared_pixels = static_cast<uint32_t>((shared - weight_bytes) / pixel_bytes);
     bool matrix = false, streamed = false;
     int scaled_axes = 0;  // RGBA32F axes streamed in fp16
+    const FastSplitPolicy split = SplitPolicy();
     for (const Axis& a : axes) {
-      if (std::optional<StepKernel> m = PlanMatrixStep(config, a.layout)) {
+      if (std::optional<StepKernel> m = PlanMatrixStep(config, a.layout, split)) {
         prepared.steps.push_back(*m);
         matrix = true;
         streamed = streamed || IsStreamShader(m->shader);
@@ -956,6 +1060,7 @@ class FastBlur final : public BlurVariant {
     }
     if (axes.size() == 2) TileTheTemporary(config, plan, prepared);
     if (matrix) plan.constants.push_back(MatrixTaps(weights));
+    AddSplitParts(config, weights, split, plan, prepared);
     if (scaled_axes > 0) {
       // Worst case over both axes: the second reads the first's output,
       // whose largest magnitude is at most the input's (weights sum to 1).
@@ -977,12 +1082,18 @@ class FastBlur final : public BlurVariant {
       return absl::OkStatus();
     }
     // The streamed kernel's fp16 weights dominate where any axis streams.
+    size_t split_parts = 0;
+    for (const StepKernel& k : prepared.steps) split_parts = std::max(split_parts, k.tap_shifts.size());
     const std::string accuracy =
         streamed ? absl::StrFormat(
-                       "exact to the working format (every tap, fp32 accumulation; the streamed "
-                       "matrix kernel's weights rounded to fp16: an axis off by at most %.1e of "
-                       "full scale; one RGBA16F rounding of a value near 1 is 2.4e-4, an 8-bit "
-                       "level 3.9e-3)",
+                       "exact to the working format (every tap, fp32 accumulation%s; the "
+                       "streamed matrix kernel's weights rounded to fp16: an axis off by at most "
+                       "%.1e of full scale; one RGBA16F rounding of a value near 1 is 2.4e-4, an "
+                       "8-bit level 3.9e-3)",
+                       split_parts > 0
+                           ? absl::StrCat(", the taps in ", split_parts,
+                                          " parts whose sums meet in fp32")
+                           : std::string(),
                        HalfWeightsError(weights))
         : matrix ? "exact (weights in double, split into two fp16 terms on the matrix units, "
                    "fp32 accumulation: float rounding only)"
@@ -1005,6 +1116,7 @@ class FastBlur final : public BlurVariant {
       const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(0)};
       return ctx.Dispatch(shader, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
     }
+    if (!k.tap_shifts.empty()) return RecordSplitStream(ctx, k, StreamPush{push, k.segment});
     if (IsStreamShader(k.shader)) {
       const StreamPush stream_push{push, k.segment};
       const gpu::ShaderCode shader =
@@ -1029,6 +1141,50 @@ class FastBlur final : public BlurVariant {
 };
 
 }  // namespace
+
+std::vector<uint16_t> FastMatrixTapBlocks(const std::vector<double>& taps) {
+  const int half = static_cast<int>(taps.size() / 2);
+  const uint32_t blocks = MatrixTapBlocks(half);
+  std::vector<uint16_t> halves(size_t(blocks) * 512);
+  for (uint32_t j = 0; j < blocks; ++j) {
+    for (int a = 0; a < 16; ++a) {
+      for (int b = 0; b < 16; ++b) {
+        const int t = int(16 * j) + b - half - a;
+        const double w = std::abs(t) <= half ? taps[t + half] : 0.0;
+        const uint16_t hi = DoubleToHalf(w);
+        halves[j * 512 + a * 16 + b] = hi;
+        halves[j * 512 + 256 + a * 16 + b] = DoubleToHalf(w - HalfToDouble(hi));
+      }
+    }
+  }
+  return halves;
+}
+
+std::vector<FastTapPart> SplitFastTaps(const std::vector<double>& weights, int part_max_radius) {
+  const int radius = static_cast<int>(weights.size()) - 1;
+  const int taps = 2 * radius + 1;
+  const int most = 2 * std::max(part_max_radius, 1) + 1;
+  const int count = (taps + most - 1) / most;
+  // Near-equal parts, all as wide as the widest (zeros past a part's own
+  // taps), so that every part runs the same pipeline.
+  const int widest = (taps + count - 1) / count;
+  const int half = widest / 2;
+  std::vector<FastTapPart> parts;
+  int begin = -radius;
+  for (int p = 0; p < count; ++p) {
+    const int length = taps / count + (p < taps % count ? 1 : 0);
+    FastTapPart part{begin + half, std::vector<double>(2 * half + 1, 0.0)};
+    for (int d = begin; d < begin + length; ++d) part.taps[d - begin] = weights[std::abs(d)];
+    parts.push_back(std::move(part));
+    begin += length;
+  }
+  return parts;
+}
+
+void SetFastSplitTaps(std::optional<FastSplitPolicy> policy) {
+  absl::MutexLock lock(&shape_override_mu);
+  split_override = policy;
+}
 
 void SetFastStreamShapeOverride(std::optional<FastStreamShape> shape) {
   absl::MutexLock lock(&shape_override_mu);

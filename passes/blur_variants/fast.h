@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -26,6 +27,38 @@ inline constexpr int kFastStreamMaxRadius = 112;
 // scratch blocks fill 48 KB. Beyond it the line paths (the panel kernel
 // does not fit either); 2-3.6x slower than the stream at r = 128-320.
 inline constexpr int kFastStreamMaxRadiusF16 = 448;
+
+// Beyond one streamed pass (RGBA16F): from `from_radius` on, each axis's
+// taps are cut into parts of at most 2·part_max_radius + 1, one dispatch of
+// the streamed kernel each, their sums meeting in an fp32 image; where a
+// part cannot stream, the paths above.
+struct FastSplitPolicy {
+  int from_radius;
+  int part_max_radius;
+};
+inline constexpr FastSplitPolicy kFastSplitPolicy = {kFastStreamMaxRadiusF16 + 1, 256};
+// For benchmarks (rgfx-gpu-bench --split_from_radius, --split_part_radius):
+// while set, every plan made from then on splits by `policy`; std::nullopt
+// restores kFastSplitPolicy. Process-wide; the server never sets it.
+void SetFastSplitTaps(std::optional<FastSplitPolicy> policy);
+
+// One part of split taps: taps.size() = 2h + 1 weights, taps[h + e] the
+// weight of the input `shift + e` pixels from the output (zeros past the
+// part's own taps).
+struct FastTapPart {
+  int shift;
+  std::vector<double> taps;
+};
+// The kernel w(0..R) (symmetric) in near-equal contiguous parts of at most
+// 2·part_max_radius + 1 taps, in order from −R, all of one width (the
+// widest): each tap in exactly one part. One part where all fit.
+std::vector<FastTapPart> SplitFastTaps(const std::vector<double>& weights, int part_max_radius);
+
+// The streamed kernel's weight blocks for a centred run of 2h + 1 taps:
+// T_j[a][b] = taps[16j + b − a] (zero beyond), j < 1 + ⌈2h / 16⌉, each as
+// fp16 bits hi (the rounding) then lo (the remainder's rounding):
+// [j][hi, lo][a][b], 512 halves a block.
+std::vector<uint16_t> FastMatrixTapBlocks(const std::vector<double>& taps);
 
 // The streamed matrix kernel's shape at a radius (up to 448) for RGBA16F
 // or (rgba32f) RGBA32F, chosen per weight-block count from measurements

@@ -145,7 +145,12 @@ const int kBandZero = 1000;   // a block of zeros: any band
 const int kBandBad = -1000;   // inf or NaN: fp32
 #else
 #define PIXEL uvec2
+#ifdef SPLIT_TAPS
+// The sums leave in fp32 (they are added to the parts before them).
+const int kScratchRowWords = 10;
+#else
 const int kScratchRowWords = kRowWords;
+#endif
 #endif
 const int kScratchWords = 16 * kScratchRowWords;
 const int kWarpWords = kRingSlots * kBlockWords + kTilesPerStep * kScratchWords;
@@ -157,6 +162,10 @@ layout(push_constant) uniform Push {
   uint pixel_stride;
   uint tiles;  // 16-output tiles per subgroup segment (a push constant: any
                // segment length shares the pipeline)
+#ifdef SPLIT_TAPS
+  int shift;   // this part's taps are centred this far from the output
+  uint mode;   // kPartialRead | kPartialToDestination
+#endif
 } pc;
 
 layout(std430, binding = 0) readonly buffer SrcBlock { PIXEL src[]; };
@@ -173,6 +182,20 @@ shared uvec2 ring[kWarps * kWarpWords];
 #ifdef WORKING_F32
 // w(0) .. w(R) in fp32, for the steps computed from memory.
 layout(std430, binding = 3) readonly buffer WeightsBlock { float weights[]; };
+#endif
+#ifdef SPLIT_TAPS
+// SPLIT_TAPS (RGBA16F, radii beyond what one pass holds: fast.cc's
+// PlanSplitStream): the kernel's taps are cut into parts of at most a few
+// hundred, one dispatch each; part p's taps, centred pc.shift from the
+// output, are the weights of this dispatch (binding 2, kRadius its half
+// width), and the parts' sums meet in fp32 in `partial` (the output's
+// layout, plain lines): the first part writes it, each later one adds what
+// is there, the last writes the sum to dst in the working format. So the
+// result is the one-pass sum up to fp32 roundings, at the cost of reading
+// and writing an fp32 image once per part after the first.
+layout(std430, binding = 3) buffer PartialBlock { uvec4 partial[]; };
+const uint kPartialRead = 1u;           // add the parts before (not the first part)
+const uint kPartialToDestination = 2u;  // the last part: the sum to dst
 #endif
 
 #define F16MAT fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
@@ -218,7 +241,11 @@ uint DstIndex(int line, int i) {
 
 PIXEL LoadPixel(int k, int b, int l) {
   const int line = line0 + l;
+#ifdef SPLIT_TAPS
+  const int i = BorderIndex(first + pc.shift - kRadius + 16 * k + b, int(pc.n), uint(kBorder));
+#else
   const int i = BorderIndex(first - kRadius + 16 * k + b, int(pc.n), uint(kBorder));
+#endif
   if (line >= int(pc.lines) || i < 0) return PIXEL(0);
   return src[SrcIndex(line, i)];
 }
@@ -525,6 +552,11 @@ void main() {
           }
         }
       }
+#elif defined(SPLIT_TAPS)
+      [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
+        coopMatStoreNV(acc[q], ring, uint(scratch + q * kScratchWords), uint(kScratchRowWords),
+                       false);
+      }
 #else
       [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
         coopMatStoreNV(F16MAT(acc[q]), ring, uint(scratch + q * kScratchWords),
@@ -550,6 +582,15 @@ void main() {
 #ifdef WORKING_F32
             dst[DstIndex(line, i)] = floatBitsToUint(
                 unscale * uintBitsToFloat(uvec4(ring[at + 2 * l], ring[at + 2 * l + 1])));
+#elif defined(SPLIT_TAPS)
+            vec4 sum = uintBitsToFloat(uvec4(ring[at + 2 * l], ring[at + 2 * l + 1]));
+            const uint plain = uint(line) * pc.line_stride + uint(i) * pc.pixel_stride;
+            if ((pc.mode & kPartialRead) != 0u) sum += uintBitsToFloat(partial[plain]);
+            if ((pc.mode & kPartialToDestination) != 0u) {
+              dst[DstIndex(line, i)] = uvec2(packHalf2x16(sum.xy), packHalf2x16(sum.zw));
+            } else {
+              partial[plain] = floatBitsToUint(sum);
+            }
 #else
             dst[DstIndex(line, i)] = ring[at + l];
 #endif

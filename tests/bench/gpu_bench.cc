@@ -65,6 +65,12 @@ ABSL_FLAG(int, tiled_temp_max_blocks, -1,
 ABSL_FLAG(int, stream_min_subgroups, 0,
           "fast's streamed kernel: the fewest subgroups a pass may run in (segments grow to "
           "it; the one-wave rule drops one down to it); 0: the plan's (1,024; 768 from r = 65)");
+ABSL_FLAG(int, split_from_radius, 0,
+          "fast RGBA16F: split the taps into parts (one streamed dispatch each, sums in fp32) "
+          "from this radius on; 0 keeps the plan's (449)");
+ABSL_FLAG(int, split_part_radius, 0,
+          "fast RGBA16F: the widest part of split taps, as a half width (1 to 448); 0 keeps the "
+          "plan's (256)");
 ABSL_FLAG(double, min_psnr_db, 0,
           "the blur's min_psnr_db, what the request allows (sweeps too): 0 float rounding "
           "only; > 0 also an approximation stating at least this PSNR (auto may choose one, "
@@ -367,6 +373,18 @@ int Main() {
   }
   if (const int min_subgroups = absl::GetFlag(FLAGS_stream_min_subgroups); min_subgroups > 0) {
     passes::SetFastStreamMinSubgroups(static_cast<uint32_t>(min_subgroups));
+  }
+  if (absl::GetFlag(FLAGS_split_from_radius) != 0 || absl::GetFlag(FLAGS_split_part_radius) != 0) {
+    passes::FastSplitPolicy policy = passes::kFastSplitPolicy;
+    if (const int from = absl::GetFlag(FLAGS_split_from_radius); from != 0) policy.from_radius = from;
+    if (const int part = absl::GetFlag(FLAGS_split_part_radius); part != 0) {
+      if (part < 1 || part > passes::kFastStreamMaxRadiusF16) {
+        Fail(absl::InvalidArgumentError(absl::StrCat("--split_part_radius: 1 to ",
+                                                     passes::kFastStreamMaxRadiusF16, ", or 0")));
+      }
+      policy.part_max_radius = part;
+    }
+    passes::SetFastSplitTaps(policy);
   }
   if (const int blocks = absl::GetFlag(FLAGS_tiled_temp_max_blocks); blocks >= 0) {
     passes::SetFastTiledTempMaxBlocks(static_cast<uint32_t>(blocks));

@@ -418,6 +418,53 @@ TEST_F(BlurVariantsTest, FastMatrixStreamBeyondRadius112MatchesReference) {
   std::printf("worst error over these images %.2e (tolerance %.1e)\n", worst, 1.5e-3);
 }
 
+// Beyond r = 448 (RGBA16F) the taps are cut into parts of at most 513, one
+// streamed dispatch each, their sums meeting in an fp32 image (fast.cc's
+// PlanSplitStream): r = 449 in two parts, 600 in three, 1024 in four. Each radius
+// on one axis of 1130 x 601 and 601 x 1130 (the halo past both ends of
+// every line, parts whose taps all lie beyond an end), every border, and
+// both axes of 1130 x 601 (the partial sums written by both steps). A part
+// read at the wrong shift, a part missing, or sums not carried from part to
+// part fails against the reference. Without matrix units (lavapipe) the
+// line paths run on 21 lines instead, and the test says so.
+TEST_F(BlurVariantsTest, FastMatrixSplitTapsMatchReference) {
+  const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
+  const bool matrix = SayMatrixUnits(
+      "matrix units: split taps stream at r = 449-1024 on 1130 x 601 and 601 x 1130",
+      "no matrix units: nothing streams here, the line paths run on 1130 x 21 and 21 x 1130 "
+      "(split taps are checked on a device with them, see docs/blur/h200-tests-*.txt)");
+  const int across = matrix ? 601 : 21;
+  uint32_t seed = 2100;
+  double worst = 0;
+  int b = 0;
+  struct Run {
+    int radius, w, h;
+    const char* axes;
+    int parts;
+  };
+  std::vector<Run> runs;
+  for (auto [radius, parts] : {std::pair{449, 2}, std::pair{600, 3}, std::pair{1024, 4}}) {
+    runs.push_back({radius, 1130, across, "horizontal", parts});
+    runs.push_back({radius, across, 1130, "vertical", parts});
+  }
+  runs.push_back({500, 1130, across, "both", 2});
+  for (const Run& r : runs) {
+    const passes::BlurPrepared plan = FastPlan(caps, r.radius, r.w, r.h, r.axes);
+    for (const passes::StepKernel& k : plan.steps) {
+      EXPECT_EQ(k.details.find(absl::StrCat("taps in ", r.parts, " parts")) != std::string::npos,
+                matrix)
+          << k.details;
+    }
+    Case c{"fast", r.w, r.h, r.radius};
+    c.border = kBorders[b++ % 4];
+    c.axes = r.axes;
+    c.working = PixelFormat::kRgba16F;
+    c.max_taps = 2 * r.radius + 1;
+    worst = std::max(worst, CheckAgainstReference(c, seed++));
+  }
+  std::printf("worst error over these images %.2e (tolerance %.1e)\n", worst, 1.5e-3);
+}
+
 // Both axes streamed up to r = 24 pass through a temporary in tiles of 4 x
 // 16 pixels, padded to whole tiles (fast.cc, TileTheTemporary): odd sizes
 // (1130 = 282 tiles and 2 pixels across, 601 = 37 tiles and 9 rows down),

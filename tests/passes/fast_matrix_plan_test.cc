@@ -351,11 +351,144 @@ TEST(FastMatrixPlan, Rgba16FStreamsBeyondRadius112UpTo448) {
       EXPECT_EQ(k.spec.values[1], static_cast<uint32_t>(radius));
     }
   }
+  // Beyond, one pass no longer holds the taps: they split (below).
   const Planned beyond =
       PlanFast(Config(passes::kFastStreamMaxRadiusF16 + 1, PixelFormat::kRgba16F, MatrixCaps()));
   for (const passes::StepKernel& k : beyond.prepared.steps) {
-    EXPECT_THAT(k.details, testing::Not(testing::HasSubstr("matrix units")));
+    EXPECT_THAT(k.details, testing::HasSubstr("taps in 2 parts"));
   }
+}
+
+// The parts of split taps: ⌈(2R + 1) / (2P + 1)⌉ of them, contiguous from
+// −R, each within its half width and all of one width; together every tap
+// once, with its weight, and nothing beyond ±R.
+TEST(FastSplitTaps, PartsHoldEveryTapOnce) {
+  for (int radius : {3, 40, 449, 512, 777, 1024, 4000}) {
+    for (int most : {1, 16, 64, 256, 448}) {
+      SCOPED_TRACE(testing::Message() << "r=" << radius << " part radius " << most);
+      const std::vector<double> w = passes::GaussianWeights(radius, radius / 2.0);
+      const std::vector<passes::FastTapPart> parts = passes::SplitFastTaps(w, most);
+      const int taps = 2 * radius + 1;
+      ASSERT_EQ(int(parts.size()), (taps + 2 * most) / (2 * most + 1));
+      const int half = int(parts[0].taps.size() / 2);
+      EXPECT_LE(half, most);
+      std::vector<double> sum(taps + 4 * half + 2, 0.0);  // offsets −R − 2h − 1 ..
+      const int origin = radius + 2 * half + 1;
+      int covered_to = -radius;
+      for (const passes::FastTapPart& p : parts) {
+        ASSERT_EQ(p.taps.size(), size_t(2 * half + 1));
+        EXPECT_EQ(p.shift - half, covered_to);  // contiguous, in order
+        int last = covered_to - 1;
+        for (int e = -half; e <= half; ++e) {
+          const double t = p.taps[e + half];
+          if (t != 0) last = p.shift + e;
+          sum.at(p.shift + e + origin) += t;
+        }
+        covered_to = last + 1;
+      }
+      EXPECT_EQ(covered_to, radius + 1);
+      for (int d = -radius - 2 * half - 1; d <= radius + 2 * half; ++d) {
+        const double want = std::abs(d) <= radius ? w[std::abs(d)] : 0.0;
+        ASSERT_EQ(sum[d + origin], want) << "offset " << d;
+      }
+    }
+  }
+}
+
+// The blocks and shifts the split kernel multiplies, evaluated on the CPU
+// as the shader indexes them (Y_s = Σ_j T_j X_{s+j}, X_k[b] = pixel
+// first + shift − h + 16k + b through the border, tile s row a = output
+// first + 16s + a), summed over the parts: with hi + lo (~22 bits) equal
+// to the direct blur within 1e-6, with hi alone (what the kernel reads)
+// within the fp16 weights' bound. A block or shift off by one is off by a
+// whole tap's weight (> 1e-4 here).
+TEST(FastSplitTaps, BlocksAndShiftsReproduceTheBlur) {
+  const int n = 1130;
+  std::vector<double> x(n);
+  uint32_t state = 12345;
+  for (double& v : x) {
+    state = state * 1664525u + 1013904223u;
+    v = (state >> 8) / double(1 << 24);
+  }
+  const auto at = [&](int i) { return x[std::clamp(i, 0, n - 1)]; };
+  for (auto [radius, most] : {std::pair{449, 256}, std::pair{1024, 256}, std::pair{700, 100}}) {
+    SCOPED_TRACE(testing::Message() << "r=" << radius << " part radius " << most);
+    const std::vector<double> w = passes::GaussianWeights(radius, radius / 2.0);
+    const std::vector<passes::FastTapPart> parts = passes::SplitFastTaps(w, most);
+    std::vector<double> exact(n, 0.0), split_full(n, 0.0), split_hi(n, 0.0);
+    for (int i = 0; i < n; ++i) {
+      for (int d = -radius; d <= radius; ++d) exact[i] += w[std::abs(d)] * at(i + d);
+    }
+    for (const passes::FastTapPart& p : parts) {
+      const int half = int(p.taps.size() / 2);
+      const std::vector<uint16_t> blocks = passes::FastMatrixTapBlocks(p.taps);
+      const int J = 1 + (2 * half + 15) / 16;
+      ASSERT_EQ(blocks.size(), size_t(J) * 512);
+      for (int s = 0; s * 16 < n; ++s) {
+        for (int a = 0; a < 16 && 16 * s + a < n; ++a) {
+          for (int j = 0; j < J; ++j) {
+            for (int b = 0; b < 16; ++b) {
+              const double hi = passes::HalfToDouble(blocks[j * 512 + a * 16 + b]);
+              const double lo = passes::HalfToDouble(blocks[j * 512 + 256 + a * 16 + b]);
+              const double v = at(p.shift - half + 16 * (s + j) + b);
+              split_full[16 * s + a] += (hi + lo) * v;
+              split_hi[16 * s + a] += hi * v;
+            }
+          }
+        }
+      }
+    }
+    double half_bound = 0;
+    for (int k = 0; k <= radius; ++k) {
+      half_bound += (k == 0 ? 1 : 2) * std::abs(passes::HalfToDouble(passes::DoubleToHalf(w[k])) - w[k]);
+    }
+    for (int i = 0; i < n; ++i) {
+      ASSERT_NEAR(split_full[i], exact[i], 1e-6) << "output " << i;
+      ASSERT_NEAR(split_hi[i], exact[i], half_bound) << "output " << i;
+    }
+  }
+}
+
+// RGBA16F from r = 449 splits on both axes: one pass per axis still (the
+// parts are dispatches inside it), each with the part's half width as its
+// radius and one shift per part, one weight blob per part after the two the
+// plan always has, and an fp32 temporary (2W x H RGBA16F) both steps write.
+// RGBA32F keeps its line paths there; SetFastSplitTaps moves the bounds.
+TEST(FastMatrixPlan, Rgba16FSplitsTapsBeyondRadius448) {
+  for (auto [radius, parts] : {std::pair{449, 2}, std::pair{512, 2}, std::pair{513, 3},
+                               std::pair{1024, 4}}) {
+    SCOPED_TRACE(radius);
+    const Planned p = PlanFast(Config(radius, PixelFormat::kRgba16F, MatrixCaps()));
+    ASSERT_EQ(p.prepared.steps.size(), 2u);
+    ASSERT_EQ(p.plan.constants.size(), size_t(2 + parts));
+    ASSERT_EQ(p.plan.temp_extents.size(), 2u);
+    EXPECT_EQ(p.plan.temp_extents[1].width, 2 * 1920u);
+    EXPECT_EQ(p.plan.temp_extents[1].height, 1080u);
+    const std::vector<passes::FastTapPart> split =
+        passes::SplitFastTaps(passes::GaussianWeights(radius, radius / 2.0), 256);
+    for (size_t i = 0; i < 2; ++i) {
+      const passes::StepKernel& k = p.prepared.steps[i];
+      EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat("taps in ", parts, " parts of ",
+                                                             split[0].taps.size())));
+      EXPECT_EQ(k.spec.values[1], uint32_t(split[0].taps.size() / 2));
+      ASSERT_EQ(k.tap_shifts.size(), size_t(parts));
+      for (int q = 0; q < parts; ++q) EXPECT_EQ(k.tap_shifts[q], split[q].shift);
+      EXPECT_EQ(k.constants, 2);
+      ASSERT_EQ(p.plan.steps[i].writes.size(), 2u);
+      EXPECT_EQ(p.plan.steps[i].writes[1], graph::StepResource::Temp(1));
+    }
+  }
+  const Planned f32 = PlanFast(Config(512, PixelFormat::kRgba32F, MatrixCaps()));
+  for (const passes::StepKernel& k : f32.prepared.steps) EXPECT_TRUE(k.tap_shifts.empty());
+
+  passes::SetFastSplitTaps(passes::FastSplitPolicy{300, 100});
+  const Planned moved = PlanFast(Config(300, PixelFormat::kRgba16F, MatrixCaps()));
+  const Planned below = PlanFast(Config(299, PixelFormat::kRgba16F, MatrixCaps()));
+  passes::SetFastSplitTaps(std::nullopt);
+  for (const passes::StepKernel& k : moved.prepared.steps) {
+    EXPECT_THAT(k.details, testing::HasSubstr("taps in 3 parts of 201"));
+  }
+  for (const passes::StepKernel& k : below.prepared.steps) EXPECT_TRUE(k.tap_shifts.empty());
 }
 
 // Where a pass's subgroups would overflow what the multiprocessors run at
@@ -519,10 +652,19 @@ TEST(FastMatrixPlan, FewerSubgroupsWhenThePanelGrowsAndLinePathsBeyond) {
   ASSERT_EQ(p.prepared.steps.size(), 2u);
   EXPECT_EQ(p.prepared.steps[0].spec.values[3], 1u);
   EXPECT_THAT(p.prepared.steps[0].details, testing::HasSubstr("panel"));
-  // R = 1000: even one subgroup's panel (2,128 rows × 48 B) does not fit.
+  // R = 1000: even one subgroup's panel (2,128 rows × 48 B) does not fit;
+  // the taps split (4 parts), and where a part cannot stream either (a
+  // 64² image: too few subgroups) the line paths run.
   p = PlanFast(Config(1000, PixelFormat::kRgba16F, MatrixCaps()));
   for (const passes::StepKernel& k : p.prepared.steps) {
+    EXPECT_THAT(k.details, testing::HasSubstr("taps in 4 parts"));
+  }
+  BlurConfig tiny = Config(1000, PixelFormat::kRgba16F, MatrixCaps());
+  tiny.extent = {64, 64};
+  p = PlanFast(tiny);
+  for (const passes::StepKernel& k : p.prepared.steps) {
     EXPECT_THAT(k.details, testing::Not(testing::HasSubstr("matrix units")));
+    EXPECT_TRUE(k.tap_shifts.empty());
   }
   EXPECT_EQ(p.plan.constants.size(), 1u);
 }
@@ -534,7 +676,10 @@ TEST(FastMatrixPlan, MaxRadiusIsTheLastTheMatrixPathTakes) {
     return p.prepared.steps[0].details.find("matrix units") != std::string::npos;
   };
   EXPECT_TRUE(uses_matrix(PlanFast(Config(max_radius, PixelFormat::kRgba16F, MatrixCaps()))));
-  EXPECT_FALSE(uses_matrix(PlanFast(Config(max_radius + 1, PixelFormat::kRgba16F, MatrixCaps()))));
+  // Beyond, the taps split into parts that each stream.
+  const Planned beyond = PlanFast(Config(max_radius + 1, PixelFormat::kRgba16F, MatrixCaps()));
+  EXPECT_TRUE(uses_matrix(beyond));
+  EXPECT_EQ(beyond.prepared.steps[0].tap_shifts.size(), 2u);
   EXPECT_EQ(passes::FastMatrixMaxRadius(gpu::LavapipeLikeCaps()), -1);
 }
 
