@@ -75,6 +75,14 @@ layout(constant_id = 7) const int kChains = 1;
 // temporary in tiles"): 1080p r = 8 29.7 -> 29.2 (with 2), r = 16 31.3 ->
 // 29.6 (with 1), r = 24 36.1 -> 32.3 (2); 4K r = 24 147.5 -> 127.3.
 layout(constant_id = 8) const int kTiledTemp = 0;
+// The split build's outputs keep LanePixel's places (their carried sums
+// were loaded there); the plan tiles the temporary only up to J = 4,
+// where taps never split.
+#ifdef SPLIT_TAPS
+const bool kWideTempStores = false;
+#else
+const bool kWideTempStores = kTiledTemp == 2 && kLinesAdjacent == 0;
+#endif
 const int kTaps16 = 1 + (2 * kRadius + 15) / 16;  // J: input blocks per output tile
 // A ring or scratch row: 4 pixels (one per line, 4 halves each) plus 2 of
 // padding, so that the 8 rows a matrix load reads at once (48 bytes apart)
@@ -460,6 +468,26 @@ void main() {
       }
       SharedBarrier();
 
+#ifdef SPLIT_TAPS
+      // The parts before's sums for this step's outputs, loaded before the
+      // products so that their latency hides behind them: read where they
+      // are added, each waited for up to a microsecond with only a few
+      // subgroups a multiprocessor to cover it (H200, 1080p, a part cost
+      // 1.7-3x a pass of its width).
+      vec4 carried[2 * kTilesPerStep];
+      [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) {
+        [[unroll]] for (int e = 0; e < 2; ++e) {
+          const int line = line0 + (e == 0 ? l0 : l1);
+          const int i = first + 16 * (s + q) + (e == 0 ? b0 : b1);
+          carried[2 * q + e] = vec4(0.0);
+          if ((pc.mode & kPartialRead) != 0u && line < int(pc.lines) && i < int(pc.n)) {
+            carried[2 * q + e] =
+                uintBitsToFloat(partial[uint(line) * pc.line_stride + uint(i) * pc.pixel_stride]);
+          }
+        }
+      }
+#endif
+
       F32MAT acc[kTilesPerStep], odd[kTilesPerStep];  // odd: the second chain
       for (int attempt = 0; attempt < 2; ++attempt) {
         [[unroll]] for (int q = 0; q < kTilesPerStep; ++q) acc[q] = F32MAT(0.0);
@@ -569,7 +597,7 @@ void main() {
         if (s + q >= int(pc.tiles)) break;
         [[unroll]] for (int e = 0; e < 2; ++e) {
           int a = e == 0 ? b0 : b1, l = e == 0 ? l0 : l1;
-          if (kTiledTemp == 2 && kLinesAdjacent == 0) {
+          if (kWideTempStores) {
             // 4 lines x 8 pixels an instruction: two whole rows of tiles.
             const int lane = int(gl_SubgroupInvocationID);
             l = (lane >> 2) & 3;
@@ -583,9 +611,9 @@ void main() {
             dst[DstIndex(line, i)] = floatBitsToUint(
                 unscale * uintBitsToFloat(uvec4(ring[at + 2 * l], ring[at + 2 * l + 1])));
 #elif defined(SPLIT_TAPS)
-            vec4 sum = uintBitsToFloat(uvec4(ring[at + 2 * l], ring[at + 2 * l + 1]));
+            const vec4 sum =
+                uintBitsToFloat(uvec4(ring[at + 2 * l], ring[at + 2 * l + 1])) + carried[2 * q + e];
             const uint plain = uint(line) * pc.line_stride + uint(i) * pc.pixel_stride;
-            if ((pc.mode & kPartialRead) != 0u) sum += uintBitsToFloat(partial[plain]);
             if ((pc.mode & kPartialToDestination) != 0u) {
               dst[DstIndex(line, i)] = uvec2(packHalf2x16(sum.xy), packHalf2x16(sum.zw));
             } else {

@@ -67,10 +67,10 @@ ABSL_FLAG(int, stream_min_subgroups, 0,
           "it; the one-wave rule drops one down to it); 0: the plan's (1,024; 768 from r = 65)");
 ABSL_FLAG(int, split_from_radius, 0,
           "fast RGBA16F: split the taps into parts (one streamed dispatch each, sums in fp32) "
-          "from this radius on; 0 keeps the plan's (449)");
+          "from this radius on; 0 keeps the plan's (384)");
 ABSL_FLAG(int, split_part_radius, 0,
           "fast RGBA16F: the widest part of split taps, as a half width (1 to 448); 0 keeps the "
-          "plan's (256)");
+          "plan's (160)");
 ABSL_FLAG(double, min_psnr_db, 0,
           "the blur's min_psnr_db, what the request allows (sweeps too): 0 float rounding "
           "only; > 0 also an approximation stating at least this PSNR (auto may choose one, "

@@ -377,26 +377,26 @@ TEST_F(BlurVariantsTest, FastMatrixStreamSegmentsMatchReference) {
   }
 }
 
-// fast's streamed kernel beyond r = 112 (RGBA16F, up to 448; before, the
-// panel kernel or the line paths ran there): the weight blocks in
-// registers grow past what a lane holds (the driver spills from about
-// r = 256), two tiles a step up to r = 384 and four at 385-448, where one
-// subgroup's ring fills 48 KB. Lines of 1130 px (6 segments of 12 tiles
+// fast's streamed kernel in one pass beyond r = 112 (RGBA16F, up to 383,
+// where the plan starts to split the taps: FastMatrixSplitTapsMatchReference;
+// before, the panel kernel or the line paths ran there): the weight blocks
+// in registers grow past what a lane holds (the driver spills from about
+// r = 256), two tiles a step. Lines of 1130 px (6 segments of 12 tiles
 // for 151 groups of 4 lines), both long axes, each radius with two
-// borders and one axis each, so the halo reaches past both ends of every
-// line (2R + 1 > 1130 at r = 448). Without matrix units the line paths
-// run on 21 lines instead, and the test says so.
+// borders and one axis each, the halo reaching past an end of the line for
+// most outputs at r = 320 and 383. Without matrix units the line paths run
+// on 21 lines instead, and the test says so.
 TEST_F(BlurVariantsTest, FastMatrixStreamBeyondRadius112MatchesReference) {
   const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
   const bool matrix = SayMatrixUnits(
-      "matrix units: the streamed kernel runs at r = 113-448 on 1130 x 601 and 601 x 1130",
+      "matrix units: the streamed kernel runs at r = 113-383 on 1130 x 601 and 601 x 1130",
       "no matrix units: nothing streams here, the line paths run on 1130 x 21 and 21 x 1130 "
       "(the streamed kernel is checked on a device with them, see docs/blur/h200-tests-*.txt)");
   const int across = matrix ? 601 : 21;
   uint32_t seed = 1700;
   double worst = 0;
   int b = 0;
-  for (int radius : {113, 200, 320, 385, 448}) {
+  for (int radius : {113, 200, 320, 383}) {
     for (auto [w, h] : {std::pair{1130, across}, std::pair{across, 1130}}) {
       const std::string details = FastLineStepDetails(caps, radius, w, h);
       EXPECT_EQ(details.find("streamed") != std::string::npos, matrix) << details;
@@ -418,9 +418,10 @@ TEST_F(BlurVariantsTest, FastMatrixStreamBeyondRadius112MatchesReference) {
   std::printf("worst error over these images %.2e (tolerance %.1e)\n", worst, 1.5e-3);
 }
 
-// Beyond r = 448 (RGBA16F) the taps are cut into parts of at most 513, one
+// From r = 384 (RGBA16F) the taps are cut into parts of at most 321, one
 // streamed dispatch each, their sums meeting in an fp32 image (fast.cc's
-// PlanSplitStream): r = 449 in two parts, 600 in three, 1024 in four. Each radius
+// PlanSplitStream): r = 384 and 449 in three parts, 600 in four, 1024 in
+// seven. Each radius
 // on one axis of 1130 x 601 and 601 x 1130 (the halo past both ends of
 // every line, parts whose taps all lie beyond an end), every border, and
 // both axes of 1130 x 601 (the partial sums written by both steps). A part
@@ -430,7 +431,7 @@ TEST_F(BlurVariantsTest, FastMatrixStreamBeyondRadius112MatchesReference) {
 TEST_F(BlurVariantsTest, FastMatrixSplitTapsMatchReference) {
   const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
   const bool matrix = SayMatrixUnits(
-      "matrix units: split taps stream at r = 449-1024 on 1130 x 601 and 601 x 1130",
+      "matrix units: split taps stream at r = 384-1024 on 1130 x 601 and 601 x 1130",
       "no matrix units: nothing streams here, the line paths run on 1130 x 21 and 21 x 1130 "
       "(split taps are checked on a device with them, see docs/blur/h200-tests-*.txt)");
   const int across = matrix ? 601 : 21;
@@ -443,11 +444,13 @@ TEST_F(BlurVariantsTest, FastMatrixSplitTapsMatchReference) {
     int parts;
   };
   std::vector<Run> runs;
-  for (auto [radius, parts] : {std::pair{449, 2}, std::pair{600, 3}, std::pair{1024, 4}}) {
+  ASSERT_EQ(passes::kFastSplitPolicy.part_max_radius, 160);
+  for (auto [radius, parts] : {std::pair{384, 3}, std::pair{449, 3}, std::pair{600, 4},
+                               std::pair{1024, 7}}) {
     runs.push_back({radius, 1130, across, "horizontal", parts});
     runs.push_back({radius, across, 1130, "vertical", parts});
   }
-  runs.push_back({500, 1130, across, "both", 2});
+  runs.push_back({500, 1130, across, "both", 4});
   for (const Run& r : runs) {
     const passes::BlurPrepared plan = FastPlan(caps, r.radius, r.w, r.h, r.axes);
     for (const passes::StepKernel& k : plan.steps) {

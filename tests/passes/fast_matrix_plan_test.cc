@@ -58,6 +58,12 @@ using Planned = plan_test::PlannedVariant;
 
 Planned PlanFast(const BlurConfig& config) { return plan_test::PlanVariant("fast", config); }
 
+// Parts of split taps at `radius` under the plan's policy.
+int SplitParts(int radius) {
+  const int most = 2 * passes::kFastSplitPolicy.part_max_radius + 1;
+  return (2 * radius + most) / most;
+}
+
 TEST(FastMatrixPlan, BothAxesUseMatrixUnitsForRgba16F) {
   // r = 64: the streamed kernel in its measured shape (two subgroups of 32
   // per workgroup, each 4 lines along a segment of at most 24 tiles of 16
@@ -322,6 +328,8 @@ TEST(FastMatrixPlan, StreamedShapesUpToRadius112AndThePanelForSmallImages) {
 // the ring and scratch fit 48 KB (exactly at J = 57). Beyond 448 the line
 // paths: the panel does not fit either.
 TEST(FastMatrixPlan, Rgba16FStreamsBeyondRadius112UpTo448) {
+  // The kernel's shapes up to its limit (the bench can run them there); the
+  // plan streams in one pass below kFastSplitPolicy.from_radius.
   for (int radius = 113; radius <= passes::kFastStreamMaxRadiusF16; ++radius) {
     const uint32_t blocks = 1 + (2 * radius + 15) / 16;
     for (bool columns : {false, true}) {
@@ -341,7 +349,7 @@ TEST(FastMatrixPlan, Rgba16FStreamsBeyondRadius112UpTo448) {
                                                     (blocks >= 42 && blocks <= 49))
         << "r=" << radius;
   }
-  for (int radius : {113, 128, 150, 256, 300, 384, 448}) {
+  for (int radius : {113, 128, 150, 256, 300, 383}) {
     SCOPED_TRACE(radius);
     const Planned p = PlanFast(Config(radius, PixelFormat::kRgba16F, MatrixCaps()));
     ASSERT_EQ(p.prepared.steps.size(), 2u);
@@ -351,11 +359,12 @@ TEST(FastMatrixPlan, Rgba16FStreamsBeyondRadius112UpTo448) {
       EXPECT_EQ(k.spec.values[1], static_cast<uint32_t>(radius));
     }
   }
-  // Beyond, one pass no longer holds the taps: they split (below).
-  const Planned beyond =
-      PlanFast(Config(passes::kFastStreamMaxRadiusF16 + 1, PixelFormat::kRgba16F, MatrixCaps()));
+  // From there the taps split (below).
+  const int from = passes::kFastSplitPolicy.from_radius;
+  ASSERT_LE(from, passes::kFastStreamMaxRadiusF16 + 1);
+  const Planned beyond = PlanFast(Config(from, PixelFormat::kRgba16F, MatrixCaps()));
   for (const passes::StepKernel& k : beyond.prepared.steps) {
-    EXPECT_THAT(k.details, testing::HasSubstr("taps in 2 parts"));
+    EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat("taps in ", SplitParts(from), " parts")));
   }
 }
 
@@ -454,18 +463,22 @@ TEST(FastSplitTaps, BlocksAndShiftsReproduceTheBlur) {
 // radius and one shift per part, one weight blob per part after the two the
 // plan always has, and an fp32 temporary (2W x H RGBA16F) both steps write.
 // RGBA32F keeps its line paths there; SetFastSplitTaps moves the bounds.
-TEST(FastMatrixPlan, Rgba16FSplitsTapsBeyondRadius448) {
-  for (auto [radius, parts] : {std::pair{449, 2}, std::pair{512, 2}, std::pair{513, 3},
-                               std::pair{1024, 4}}) {
+TEST(FastMatrixPlan, Rgba16FSplitsTapsFromItsPolicysRadius) {
+  // With parts of at most 321 taps: 384 -> 3 parts, 449 -> 3, 481 -> 3
+  // (963 taps), 482 -> 4, 1024 -> 7.
+  ASSERT_EQ(passes::kFastSplitPolicy.part_max_radius, 160);
+  for (auto [radius, parts] : {std::pair{384, 3}, std::pair{449, 3}, std::pair{481, 3},
+                               std::pair{482, 4}, std::pair{1024, 7}}) {
     SCOPED_TRACE(radius);
+    ASSERT_EQ(SplitParts(radius), parts);
     const Planned p = PlanFast(Config(radius, PixelFormat::kRgba16F, MatrixCaps()));
     ASSERT_EQ(p.prepared.steps.size(), 2u);
     ASSERT_EQ(p.plan.constants.size(), size_t(2 + parts));
     ASSERT_EQ(p.plan.temp_extents.size(), 2u);
     EXPECT_EQ(p.plan.temp_extents[1].width, 2 * 1920u);
     EXPECT_EQ(p.plan.temp_extents[1].height, 1080u);
-    const std::vector<passes::FastTapPart> split =
-        passes::SplitFastTaps(passes::GaussianWeights(radius, radius / 2.0), 256);
+    const std::vector<passes::FastTapPart> split = passes::SplitFastTaps(
+        passes::GaussianWeights(radius, radius / 2.0), passes::kFastSplitPolicy.part_max_radius);
     for (size_t i = 0; i < 2; ++i) {
       const passes::StepKernel& k = p.prepared.steps[i];
       EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat("taps in ", parts, " parts of ",
@@ -653,11 +666,11 @@ TEST(FastMatrixPlan, FewerSubgroupsWhenThePanelGrowsAndLinePathsBeyond) {
   EXPECT_EQ(p.prepared.steps[0].spec.values[3], 1u);
   EXPECT_THAT(p.prepared.steps[0].details, testing::HasSubstr("panel"));
   // R = 1000: even one subgroup's panel (2,128 rows × 48 B) does not fit;
-  // the taps split (4 parts), and where a part cannot stream either (a
-  // 64² image: too few subgroups) the line paths run.
+  // the taps split, and where a part cannot stream either (a 64² image:
+  // too few subgroups) the line paths run.
   p = PlanFast(Config(1000, PixelFormat::kRgba16F, MatrixCaps()));
   for (const passes::StepKernel& k : p.prepared.steps) {
-    EXPECT_THAT(k.details, testing::HasSubstr("taps in 4 parts"));
+    EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat("taps in ", SplitParts(1000), " parts")));
   }
   BlurConfig tiny = Config(1000, PixelFormat::kRgba16F, MatrixCaps());
   tiny.extent = {64, 64};
@@ -675,11 +688,12 @@ TEST(FastMatrixPlan, MaxRadiusIsTheLastTheMatrixPathTakes) {
   auto uses_matrix = [](const Planned& p) {
     return p.prepared.steps[0].details.find("matrix units") != std::string::npos;
   };
-  EXPECT_TRUE(uses_matrix(PlanFast(Config(max_radius, PixelFormat::kRgba16F, MatrixCaps()))));
-  // Beyond, the taps split into parts that each stream.
-  const Planned beyond = PlanFast(Config(max_radius + 1, PixelFormat::kRgba16F, MatrixCaps()));
-  EXPECT_TRUE(uses_matrix(beyond));
-  EXPECT_EQ(beyond.prepared.steps[0].tap_shifts.size(), 2u);
+  // Where the plan splits the taps, each part streams.
+  for (int radius : {max_radius, max_radius + 1, 4000}) {
+    const Planned p = PlanFast(Config(radius, PixelFormat::kRgba16F, MatrixCaps()));
+    EXPECT_TRUE(uses_matrix(p)) << radius;
+    EXPECT_EQ(p.prepared.steps[0].tap_shifts.size(), size_t(SplitParts(radius))) << radius;
+  }
   EXPECT_EQ(passes::FastMatrixMaxRadius(gpu::LavapipeLikeCaps()), -1);
 }
 
