@@ -40,9 +40,9 @@ struct FastSplitPolicy {
 // radius"): parts of up to 321 taps (half width 160) were within 1% of the
 // best of 160-256 at r = 449, 512, 768 and 1024 (parts of a half width
 // beyond ~200 spill registers: r = 449 in 2 parts of 451, 478, against 3 of
-// 301, 382); one pass won up to r = 368 (298 against 317 split) and lost
-// from 384 (358 against 343; r = 385 415 against 350), where its weight
-// blocks spill.
+// 301, 382); one pass won at r = 368 (298 against 317 split) and lost
+// from 384 (358 against 328 in three parts; r = 400 425 against 368),
+// where its weight blocks spill most.
 inline constexpr FastSplitPolicy kFastSplitPolicy = {384, 160};
 // For benchmarks (rgfx-gpu-bench --split_from_radius, --split_part_radius):
 // while set, every plan made from then on splits by `policy`; std::nullopt
