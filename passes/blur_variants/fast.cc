@@ -273,9 +273,26 @@ uint32_t ColumnTilePixels(uint32_t group, uint32_t columns, uint32_t radius) {
 // last tile weighs less (1080 rows, r = 64: 3 · 512 against 5 · 384).
 // Equal counts keep the smaller group (512 rows: 2 tiles either way, the
 // taller half empty).
+// SetFastLineGroups's sizes (benchmarks only).
+absl::Mutex line_groups_mu;
+std::optional<uint32_t> row_group_override ABSL_GUARDED_BY(line_groups_mu);
+std::optional<uint32_t> column_group_override ABSL_GUARDED_BY(line_groups_mu);
+
+uint32_t RowGroup(uint32_t max_invocations) {
+  absl::MutexLock lock(&line_groups_mu);
+  return std::min(row_group_override.value_or(kFastRowGroup), max_invocations);
+}
+
 uint32_t ColumnTileGroup(uint32_t n, uint32_t radius, uint32_t pixel_bytes,
                          uint32_t shared_pixels, uint32_t max_invocations) {
   const uint32_t columns = kColumnTileRowBytes / pixel_bytes;
+  {
+    absl::MutexLock lock(&line_groups_mu);
+    if (column_group_override && *column_group_override <= max_invocations &&
+        ColumnTilePixels(*column_group_override, columns, radius) <= shared_pixels) {
+      return *column_group_override;
+    }
+  }
   const auto staged = [&](uint32_t group) {
     const uint64_t span = group / columns * kFastOutputs;
     return DivideRoundingUp(uint64_t{n}, span) * (span + ColumnTileHaloRows(radius));
@@ -1027,7 +1044,7 @@ class FastBlur final : public BlurVariant {
       StepKernel k;
       k.layout = a.layout;
       const uint32_t radius = static_cast<uint32_t>(config.radius);
-      const uint32_t group = std::min(kFastRowGroup, config.caps.max_workgroup_invocations);
+      const uint32_t group = RowGroup(config.caps.max_workgroup_invocations);
       const uint32_t need = group * kFastOutputs + 2 * radius;
       // Radii share pipelines (capacities in steps of 64 pixels, a multiple
       // of kFastOutputs as the shader needs), where the rows fit.
@@ -1179,6 +1196,12 @@ std::vector<FastTapPart> SplitFastTaps(const std::vector<double>& weights, int p
     begin += length;
   }
   return parts;
+}
+
+void SetFastLineGroups(std::optional<uint32_t> row_group, std::optional<uint32_t> column_group) {
+  absl::MutexLock lock(&line_groups_mu);
+  row_group_override = row_group;
+  column_group_override = column_group;
 }
 
 void SetFastSplitTaps(std::optional<FastSplitPolicy> policy) {

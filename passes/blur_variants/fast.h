@@ -113,6 +113,13 @@ absl::StatusOr<FastStreamShape> ParseFastStreamShape(const std::string& text);
 // server never sets it.
 void SetFastStreamMinSubgroups(std::optional<uint32_t> subgroups);
 
+// For benchmarks (rgfx-gpu-bench --line_row_group, --line_column_group):
+// while set, the line paths' invocations per row segment (each blurs 8
+// pixels) and per column tile (a multiple of 32 and of the tile's 2 or 4
+// columns; only where its tile fits the shared memory) instead of the
+// plan's. Process-wide; the server never sets it.
+void SetFastLineGroups(std::optional<uint32_t> row_group, std::optional<uint32_t> column_group);
+
 // For benchmarks (rgfx-gpu-bench --tiled_temp_max_blocks): while set, the
 // temporary between fast's two streamed RGBA16F passes is stored in tiles
 // where the kernel takes at most this many weight blocks (J = 1 + ⌈2R / 16⌉,

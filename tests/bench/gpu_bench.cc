@@ -71,6 +71,12 @@ ABSL_FLAG(int, split_from_radius, 0,
 ABSL_FLAG(int, split_part_radius, 0,
           "fast RGBA16F: the widest part of split taps, as a half width (1 to 448); 0 keeps the "
           "plan's (160)");
+ABSL_FLAG(int, line_row_group, 0,
+          "fast's line paths: invocations per row segment (32 to 1024, a multiple of 32); 0 keeps "
+          "the plan's (64)");
+ABSL_FLAG(int, line_column_group, 0,
+          "fast's line paths: invocations per column tile (a multiple of 32 and of its columns, "
+          "where the tile fits); 0 keeps the plan's (64, or 96 in RGBA32F up to r = 128)");
 ABSL_FLAG(double, min_psnr_db, 0,
           "the blur's min_psnr_db, what the request allows (sweeps too): 0 float rounding "
           "only; > 0 also an approximation stating at least this PSNR (auto may choose one, "
@@ -385,6 +391,18 @@ int Main() {
       policy.part_max_radius = part;
     }
     passes::SetFastSplitTaps(policy);
+  }
+  if (absl::GetFlag(FLAGS_line_row_group) != 0 || absl::GetFlag(FLAGS_line_column_group) != 0) {
+    const auto group = [](int g, const char* flag) -> std::optional<uint32_t> {
+      if (g == 0) return std::nullopt;
+      if (g < 32 || g > 1024 || g % 32 != 0) {
+        Fail(absl::InvalidArgumentError(
+            absl::StrCat("--", flag, ": a multiple of 32 from 32 to 1024, or 0")));
+      }
+      return static_cast<uint32_t>(g);
+    };
+    passes::SetFastLineGroups(group(absl::GetFlag(FLAGS_line_row_group), "line_row_group"),
+                              group(absl::GetFlag(FLAGS_line_column_group), "line_column_group"));
   }
   if (const int blocks = absl::GetFlag(FLAGS_tiled_temp_max_blocks); blocks >= 0) {
     passes::SetFastTiledTempMaxBlocks(static_cast<uint32_t>(blocks));

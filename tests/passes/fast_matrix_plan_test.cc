@@ -891,6 +891,30 @@ TEST(FastColumnPlan, TallerTilesOnlyWhereTheyStageFewerRows) {
   }
 }
 
+// The benchmarks' override of the line paths' groups: rows in segments of
+// 8 pixels an invocation, columns in tiles of 8 rows an invocation per
+// column; a column group whose tile does not fit the shared memory keeps
+// the plan's. Cleared, the plan's again.
+TEST(FastColumnPlan, LineGroupsFollowTheBenchmarkOverride) {
+  gpu::DeviceCaps no_matrix = MatrixCaps();
+  no_matrix.f16_matrix_product_16 = false;
+  const BlurConfig config = Config(64, PixelFormat::kRgba32F, no_matrix);
+  passes::SetFastLineGroups(128u, 160u);
+  const Planned set = PlanFast(config);
+  passes::SetFastLineGroups(std::nullopt, 1024u);  // 4,096 rows: beyond 48 KB
+  const Planned too_tall = PlanFast(config);
+  passes::SetFastLineGroups(std::nullopt, std::nullopt);
+  const Planned plan = PlanFast(config);
+  ASSERT_EQ(set.prepared.steps.size(), 2u);
+  EXPECT_THAT(set.prepared.steps[0].details, testing::HasSubstr("row segments of 1024 px"));
+  EXPECT_EQ(set.prepared.steps[0].spec.values[0], 128u);
+  EXPECT_THAT(set.prepared.steps[1].details, testing::HasSubstr("column tiles of 2 x 640 px"));
+  EXPECT_EQ(set.prepared.steps[1].spec.values[0], 160u);
+  EXPECT_EQ(too_tall.prepared.steps[1].spec.values[0], plan.prepared.steps[1].spec.values[0]);
+  EXPECT_THAT(plan.prepared.steps[0].details, testing::HasSubstr("row segments of 512 px"));
+  EXPECT_EQ(plan.prepared.steps[1].spec.values[0], 96u);  // 1,080 rows at r = 64: the taller tile
+}
+
 }  // namespace
 }  // namespace rgfx
 
