@@ -685,6 +685,15 @@ void TileTheTemporary(const BlurConfig& config, graph::PassPlan& plan, BlurPrepa
   columns.details += "; loads the temporary in tiles of 4 x 16 px";
 }
 
+// The parts of split taps (J = 16-21 with parts of at most 321 taps) on
+// both axes: 16 tiles a segment, two a step, 2 blocks ahead, one subgroup
+// a workgroup, and no longer segments on large images. H200, µs H + V, 9
+// shapes (docs/blur/h200-split-shapes-2026-11-29.csv): at 1080p r = 449-1024
+// within 0.1% of the best (the table's shapes for J = 17-21 measured the
+// same, 1% slower at most); at 4K the table's long segments lost: r = 512
+// 1,763 against 1,543, r = 1024 3,555 against 3,186.
+constexpr FastStreamShape kSplitPartShape = {16, 2, 2, 1, 0};
+
 // The streamed kernel for one axis, or nothing beyond its radius or shared
 // memory, or where the image gives too few subgroups. `split`: the build
 // for one part of split taps (config.radius the part's half width).
@@ -696,7 +705,8 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   const std::optional<FastStreamShape> override_shape = StreamShapeOverride();
   const uint32_t blocks = MatrixTapBlocks(radius);
   const bool lines_adjacent = layout.in_line_stride == 1;
-  FastStreamShape shape = override_shape.value_or(StreamShape(blocks, f32, lines_adjacent));
+  FastStreamShape shape = override_shape.value_or(
+      split ? kSplitPartShape : StreamShape(blocks, f32, lines_adjacent));
   const auto fits = [&](const FastStreamShape& s) {
     return StreamSharedBytes(radius, s, f32, split) <= config.caps.max_compute_shared_memory_bytes &&
            s.warps * 32 <= config.caps.max_workgroup_invocations;

@@ -489,7 +489,17 @@ TEST(FastMatrixPlan, Rgba16FSplitsTapsFromItsPolicysRadius) {
       EXPECT_EQ(k.constants, 2);
       ASSERT_EQ(p.plan.steps[i].writes.size(), 2u);
       EXPECT_EQ(p.plan.steps[i].writes[1], graph::StepResource::Temp(1));
+      // The parts' own shape (fast.cc's kSplitPartShape).
+      EXPECT_THAT(k.details, testing::HasSubstr("two tiles per step"));
+      EXPECT_LE(k.segment, 16u);
     }
+  }
+  // Large images keep 16-tile segments (no long ones) for the parts.
+  BlurConfig large = Config(1024, PixelFormat::kRgba16F, MatrixCaps());
+  large.extent = {3840, 2160};
+  for (const passes::StepKernel& k : PlanFast(large).prepared.steps) {
+    EXPECT_EQ(k.tap_shifts.size(), 7u);
+    EXPECT_LE(k.segment, 16u);
   }
   const Planned f32 = PlanFast(Config(512, PixelFormat::kRgba32F, MatrixCaps()));
   for (const passes::StepKernel& k : f32.prepared.steps) EXPECT_TRUE(k.tap_shifts.empty());
