@@ -273,11 +273,13 @@ std::vector<std::string> BlurDeviceNotes(const gpu::DeviceCaps& caps) {
       matrix_radius < 0
           ? absl::StrCat("on ", caps.name, ": fast runs on the line paths (no matrix units)")
           : absl::StrCat("on ", caps.name, ": fast runs on the matrix units (fp16 16x16x16, "
-                         "fp32 accumulation) in RGBA16F up to radius ", matrix_radius,
-                         " in one pass an axis, from radius ", kFastSplitPolicy.from_radius,
-                         " with the taps in parts of at most ",
+                         "fp32 accumulation) in RGBA16F at any radius: streamed in one pass "
+                         "an axis below radius ", kFastSplitPolicy.from_radius,
+                         ", from it with the taps in parts of at most ",
                          2 * kFastSplitPolicy.part_max_radius + 1,
-                         " (one dispatch each, their sums in fp32); in RGBA32F on the line "
+                         " (one dispatch each, their sums in fp32), where the image gives "
+                         "enough subgroups (else a panel in shared memory up to radius ",
+                         matrix_radius, ", then the line paths); in RGBA32F on the line "
                          "paths"));
   // Whether "auto" chooses from measurements of this device or by rule:
   // an operator's first question when AUTO's choices surprise.

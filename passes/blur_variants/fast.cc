@@ -6,13 +6,15 @@
 // invocations that each take one line.
 // On devices with matrix units (VK_NV_cooperative_matrix, 16×16×16 fp16
 // products) and the RGBA16F working format, both axes run as products with
-// banded Toeplitz matrices instead: up to r = 112 each subgroup streams
-// along its lines with fp16 weight blocks in registers, in a shape (segment
-// length, tiles per step, queue depth, subgroups per workgroup, blocks held
-// in registers, accumulator chains per tile) measured per radius band and
-// per axis (shaders/gaussian_blur_fast_stream.comp), beyond a
-// workgroup stages a panel with the weights split in two fp16 terms
-// (shaders/gaussian_blur_fast_tensor.comp). In RGBA32F the same streamed
+// banded Toeplitz matrices instead: each subgroup streams along its lines
+// with fp16 weight blocks in registers, in a shape (segment length, tiles
+// per step, queue depth, subgroups per workgroup, blocks held in registers,
+// accumulator chains per tile) measured per radius band and per axis
+// (shaders/gaussian_blur_fast_stream.comp); from r = 384 the taps are cut
+// into parts, one streamed dispatch each, their sums meeting in an fp32
+// temporary (PlanSplitStream); where an image gives too few subgroups to
+// stream, a workgroup stages a panel with the weights split in two fp16
+// terms (shaders/gaussian_blur_fast_tensor.comp). In RGBA32F the same streamed
 // kernel runs up to r = 112 with each block of 16 pixels scaled into fp16
 // by a power of two chosen by its magnitude band (steps whose blocks are in
 // different bands computed in fp32): ~2^-11 of the window's largest value
@@ -970,10 +972,12 @@ class FastBlur final : public BlurVariant {
            "invocation per line; no transposes, no limit on line length; the zero-padded weights must fit the "
            "shared memory too (with 32 KB: radius <= 4070 in RGBA16F, 4062 in RGBA32F): INVALID_ARGUMENT beyond. With matrix units "
            "(VK_NV_cooperative_matrix) and RGBA16F working: products with banded Toeplitz "
-           "matrices, 16x16x16 fp16 with fp32 accumulation: up to radius 448 each subgroup "
+           "matrices, 16x16x16 fp16 with fp32 accumulation: below radius ",
+           kFastSplitPolicy.from_radius,
+           " each subgroup "
            "streams along 4 lines (one, two or four output tiles per step, as measured fastest per radius) with the weights "
            "rounded to fp16 in registers (an axis off by "
-           "less than 2.5e-4 of full scale for sigma = radius / 2, about one RGBA16F rounding); beyond, "
+           "less than 2.5e-4 of full scale for sigma = radius / 2, about one RGBA16F rounding); from it, "
            "the taps are cut into parts of at most ",
            2 * kFastSplitPolicy.part_max_radius + 1,
            ", one streamed dispatch each, their sums "
