@@ -268,13 +268,6 @@ uint32_t ColumnTilePixels(uint32_t group, uint32_t columns, uint32_t radius) {
          kFastOutputs;
 }
 
-// Invocations of a column tile of lines n pixels long: kColumnTileGroup,
-// or kColumnTileTallGroup for 16-byte pixels at radii up to
-// kColumnTileTallMaxRadius, where its tile fits and the taller tiles stage
-// fewer rows in all, ⌈n / span⌉ · (span + halo): fewer halos, and a short
-// last tile weighs less (1080 rows, r = 64: 3 · 512 against 5 · 384).
-// Equal counts keep the smaller group (512 rows: 2 tiles either way, the
-// taller half empty).
 // SetFastLineGroups's sizes (benchmarks only).
 absl::Mutex line_groups_mu;
 std::optional<uint32_t> row_group_override ABSL_GUARDED_BY(line_groups_mu);
@@ -285,6 +278,13 @@ uint32_t RowGroup(uint32_t max_invocations) {
   return std::min(row_group_override.value_or(kFastRowGroup), max_invocations);
 }
 
+// Invocations of a column tile of lines n pixels long: kColumnTileGroup,
+// or kColumnTileTallGroup for 16-byte pixels at radii up to
+// kColumnTileTallMaxRadius, where its tile fits and the taller tiles stage
+// fewer rows in all, ⌈n / span⌉ · (span + halo): fewer halos, and a short
+// last tile weighs less (1080 rows, r = 64: 3 · 512 against 5 · 384).
+// Equal counts keep the smaller group (512 rows: 2 tiles either way, the
+// taller half empty).
 uint32_t ColumnTileGroup(uint32_t n, uint32_t radius, uint32_t pixel_bytes,
                          uint32_t shared_pixels, uint32_t max_invocations) {
   const uint32_t columns = kColumnTileRowBytes / pixel_bytes;
@@ -352,6 +352,8 @@ uint64_t MatrixPanelBytes(uint32_t radius, MatrixShape shape) {
 // does not fit otherwise.
 constexpr MatrixShape kMatrixShapes[] = {{2, 8}, {1, 8}};
 
+// The weight blocks of the symmetric kernel w(0..R) (FastMatrixTapBlocks)
+// as a constant blob.
 std::vector<std::byte> MatrixTaps(const std::vector<double>& weights) {
   const int radius = static_cast<int>(weights.size()) - 1;
   std::vector<double> taps(2 * radius + 1);
@@ -710,7 +712,8 @@ std::optional<StepKernel> PlanMatrixStream(const BlurConfig& config, const LineL
   FastStreamShape shape = override_shape.value_or(
       split ? kSplitPartShape : StreamShape(blocks, f32, lines_adjacent));
   const auto fits = [&](const FastStreamShape& s) {
-    return StreamSharedBytes(radius, s, f32, split) <= config.caps.max_compute_shared_memory_bytes &&
+    return StreamSharedBytes(radius, s, f32, split) <=
+               config.caps.max_compute_shared_memory_bytes &&
            s.warps * 32 <= config.caps.max_workgroup_invocations;
   };
   if (!fits(shape)) return std::nullopt;
@@ -975,9 +978,10 @@ class FastBlur final : public BlurVariant {
            "matrices, 16x16x16 fp16 with fp32 accumulation: below radius ",
            kFastSplitPolicy.from_radius,
            " each subgroup "
-           "streams along 4 lines (one, two or four output tiles per step, as measured fastest per radius) with the weights "
-           "rounded to fp16 in registers (an axis off by "
-           "less than 2.5e-4 of full scale for sigma = radius / 2, about one RGBA16F rounding); from it, "
+           "streams along 4 lines (one, two or four output tiles per step, as measured "
+           "fastest per radius) with the weights rounded to fp16 in registers (an axis off by "
+           "less than 2.5e-4 of full scale for sigma = radius / 2, about one RGBA16F "
+           "rounding); from it, "
            "the taps are cut into parts of at most ",
            2 * kFastSplitPolicy.part_max_radius + 1,
            ", one streamed dispatch each, their sums "
@@ -1114,7 +1118,9 @@ class FastBlur final : public BlurVariant {
     }
     // The streamed kernel's fp16 weights dominate where any axis streams.
     size_t split_parts = 0;
-    for (const StepKernel& k : prepared.steps) split_parts = std::max(split_parts, k.tap_shifts.size());
+    for (const StepKernel& k : prepared.steps) {
+      split_parts = std::max(split_parts, k.tap_shifts.size());
+    }
     const std::string accuracy =
         streamed ? absl::StrFormat(
                        "exact to the working format (every tap, fp32 accumulation%s; the "

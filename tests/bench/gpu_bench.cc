@@ -382,7 +382,9 @@ int Main() {
   }
   if (absl::GetFlag(FLAGS_split_from_radius) != 0 || absl::GetFlag(FLAGS_split_part_radius) != 0) {
     passes::FastSplitPolicy policy = passes::kFastSplitPolicy;
-    if (const int from = absl::GetFlag(FLAGS_split_from_radius); from != 0) policy.from_radius = from;
+    if (const int from = absl::GetFlag(FLAGS_split_from_radius); from != 0) {
+      policy.from_radius = from;
+    }
     if (const int part = absl::GetFlag(FLAGS_split_part_radius); part != 0) {
       if (part < 1 || part > passes::kFastStreamMaxRadiusF16) {
         Fail(absl::InvalidArgumentError(absl::StrCat("--split_part_radius: 1 to ",

@@ -364,7 +364,8 @@ TEST(FastMatrixPlan, Rgba16FStreamsBeyondRadius112UpTo448) {
   ASSERT_LE(from, passes::kFastStreamMaxRadiusF16 + 1);
   const Planned beyond = PlanFast(Config(from, PixelFormat::kRgba16F, MatrixCaps()));
   for (const passes::StepKernel& k : beyond.prepared.steps) {
-    EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat("taps in ", SplitParts(from), " parts")));
+    EXPECT_THAT(k.details,
+                testing::HasSubstr(absl::StrCat("taps in ", SplitParts(from), " parts")));
   }
 }
 
@@ -449,7 +450,8 @@ TEST(FastSplitTaps, BlocksAndShiftsReproduceTheBlur) {
     }
     double half_bound = 0;
     for (int k = 0; k <= radius; ++k) {
-      half_bound += (k == 0 ? 1 : 2) * std::abs(passes::HalfToDouble(passes::DoubleToHalf(w[k])) - w[k]);
+      const double rounded = passes::HalfToDouble(passes::DoubleToHalf(w[k]));
+      half_bound += (k == 0 ? 1 : 2) * std::abs(rounded - w[k]);
     }
     for (int i = 0; i < n; ++i) {
       ASSERT_NEAR(split_full[i], exact[i], 1e-6) << "output " << i;
@@ -680,7 +682,8 @@ TEST(FastMatrixPlan, FewerSubgroupsWhenThePanelGrowsAndLinePathsBeyond) {
   // too few subgroups) the line paths run.
   p = PlanFast(Config(1000, PixelFormat::kRgba16F, MatrixCaps()));
   for (const passes::StepKernel& k : p.prepared.steps) {
-    EXPECT_THAT(k.details, testing::HasSubstr(absl::StrCat("taps in ", SplitParts(1000), " parts")));
+    EXPECT_THAT(k.details,
+                testing::HasSubstr(absl::StrCat("taps in ", SplitParts(1000), " parts")));
   }
   BlurConfig tiny = Config(1000, PixelFormat::kRgba16F, MatrixCaps());
   tiny.extent = {64, 64};
