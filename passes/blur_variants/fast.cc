@@ -827,13 +827,11 @@ FastSplitPolicy SplitPolicy() {
   return split_override.value_or(kFastSplitPolicy);
 }
 
-// The streamed kernel for one axis with the taps in parts (SplitFastTaps),
+// The streamed kernel for one axis with the taps in `parts` (SplitFastTaps),
 // one dispatch per part, or nothing where one part would do or a part's
 // pass cannot stream (its radius, the shared memory, too few subgroups).
 std::optional<StepKernel> PlanSplitStream(const BlurConfig& config, const LineLayout& layout,
-                                          const FastSplitPolicy& policy) {
-  const std::vector<FastTapPart> parts = SplitFastTaps(
-      GaussianWeights(config.radius, config.sigma), policy.part_max_radius);
+                                          const std::vector<FastTapPart>& parts) {
   if (parts.size() < 2) return std::nullopt;
   BlurConfig part = config;
   part.radius = static_cast<int>(parts[0].taps.size() / 2);
@@ -850,17 +848,16 @@ std::optional<StepKernel> PlanSplitStream(const BlurConfig& config, const LineLa
 // format or the shared memory (the panel grows with the radius) rules it out.
 // RGBA32F streams where the request allows its approximation (else, and
 // beyond the stream's radii, the line paths: the panel kernel reads fp16).
+// `split_parts`: the taps in parts where the policy splits them (else empty).
 std::optional<StepKernel> PlanMatrixStep(const BlurConfig& config, const LineLayout& layout,
-                                         const FastSplitPolicy& split) {
+                                         const std::vector<FastTapPart>& split_parts) {
   if (!config.caps.f16_matrix_product_16) return std::nullopt;
   if (config.working == graph::PixelFormat::kRgba32F) {
     if (config.radius > kStreamMaxRadius || !AllowsScaledHalf(config)) return std::nullopt;
     return PlanMatrixStream(config, layout);
   }
   if (config.working != graph::PixelFormat::kRgba16F) return std::nullopt;
-  if (config.radius >= split.from_radius) {
-    if (std::optional<StepKernel> k = PlanSplitStream(config, layout, split)) return k;
-  }
+  if (std::optional<StepKernel> k = PlanSplitStream(config, layout, split_parts)) return k;
   if (std::optional<StepKernel> k = PlanMatrixStream(config, layout)) return k;
   const uint32_t radius = static_cast<uint32_t>(config.radius);
   for (const MatrixShape shape : kMatrixShapes) {
@@ -917,15 +914,15 @@ constexpr uint32_t kPartialToDestination = 2;  // the shader's kPartialToDestina
 // (both axes share them) and the fp32 partial sums, a temporary of the
 // image's size in vec4 (two RGBA16F pixels' worth per pixel) that each
 // such step writes.
-void AddSplitParts(const BlurConfig& config, const std::vector<double>& weights,
-                   const FastSplitPolicy& policy, graph::PassPlan& plan, BlurPrepared& prepared) {
+void AddSplitParts(const BlurConfig& config, const std::vector<FastTapPart>& parts,
+                   graph::PassPlan& plan, BlurPrepared& prepared) {
   std::vector<size_t> split_steps;
   for (size_t i = 0; i < prepared.steps.size(); ++i) {
     if (!prepared.steps[i].tap_shifts.empty()) split_steps.push_back(i);
   }
   if (split_steps.empty()) return;
   const int first_blob = static_cast<int>(plan.constants.size());
-  for (const FastTapPart& part : SplitFastTaps(weights, policy.part_max_radius)) {
+  for (const FastTapPart& part : parts) {
     const std::vector<uint16_t> halves = FastMatrixTapBlocks(part.taps);
     std::vector<std::byte> blob(halves.size() * 2);
     std::memcpy(blob.data(), halves.data(), blob.size());
@@ -1051,8 +1048,12 @@ class FastBlur final : public BlurVariant {
     bool matrix = false, streamed = false;
     int scaled_axes = 0;  // RGBA32F axes streamed in fp16
     const FastSplitPolicy split = SplitPolicy();
+    const std::vector<FastTapPart> split_parts =
+        config.working == graph::PixelFormat::kRgba16F && config.radius >= split.from_radius
+            ? SplitFastTaps(weights, split.part_max_radius)
+            : std::vector<FastTapPart>();
     for (const Axis& a : axes) {
-      if (std::optional<StepKernel> m = PlanMatrixStep(config, a.layout, split)) {
+      if (std::optional<StepKernel> m = PlanMatrixStep(config, a.layout, split_parts)) {
         prepared.steps.push_back(*m);
         matrix = true;
         streamed = streamed || IsStreamShader(m->shader);
@@ -1095,7 +1096,7 @@ class FastBlur final : public BlurVariant {
     }
     if (axes.size() == 2) TileTheTemporary(config, plan, prepared);
     if (matrix) plan.constants.push_back(MatrixTaps(weights));
-    AddSplitParts(config, weights, split, plan, prepared);
+    AddSplitParts(config, split_parts, plan, prepared);
     if (scaled_axes > 0) {
       // Worst case over both axes: the second reads the first's output,
       // whose largest magnitude is at most the input's (weights sum to 1).
@@ -1117,18 +1118,16 @@ class FastBlur final : public BlurVariant {
       return absl::OkStatus();
     }
     // The streamed kernel's fp16 weights dominate where any axis streams.
-    size_t split_parts = 0;
-    for (const StepKernel& k : prepared.steps) {
-      split_parts = std::max(split_parts, k.tap_shifts.size());
-    }
+    const bool any_split = std::any_of(prepared.steps.begin(), prepared.steps.end(),
+                                       [](const StepKernel& k) { return !k.tap_shifts.empty(); });
     const std::string accuracy =
         streamed ? absl::StrFormat(
                        "exact to the working format (every tap, fp32 accumulation%s; the "
                        "streamed matrix kernel's weights rounded to fp16: an axis off by at most "
                        "%.1e of full scale; one RGBA16F rounding of a value near 1 is 2.4e-4, an "
                        "8-bit level 3.9e-3)",
-                       split_parts > 0
-                           ? absl::StrCat(", the taps in ", split_parts,
+                       any_split
+                           ? absl::StrCat(", the taps in ", split_parts.size(),
                                           " parts whose sums meet in fp32")
                            : std::string(),
                        HalfWeightsError(weights))
