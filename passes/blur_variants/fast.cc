@@ -654,6 +654,14 @@ const char* TilesPerStepWords(uint32_t n) {
 // gains 2-4 µs up to J = 4 (r = 24), the row pass gives 0.5-1.5 back; from J = 5
 // the column pass gained nothing or lost (r = 32 18.2 -> 19.7, r = 64 21.8
 // -> 22.5, r = 80 24.1 -> 31.0), so the temporary stays in lines there.
+// Except where the taps split (r >= 384): each part's column dispatch reads
+// the temporary again, so its 512-byte tiles pay once per part while the
+// row pass's tiled stores cost once. H200, µs H + V, lines -> tiles, one
+// sweep each (docs/blur/h200-tiled-temp-2026-11-29.csv): 1080p r = 449
+// 184.8 + 193.8 -> 188.4 + 182.5, r = 1024 427.8 + 428.0 -> 433.7 + 420.9;
+// 4K r = 449 597.2 + 772.1 -> 611.1 + 704.3 (V/H 1.29 -> 1.15), r = 1024
+// 1,396.0 + 1,774.6 -> 1,417.5 + 1,739.3. One pass (r = 32-300) lost at
+// both sizes (4K r = 112 221.9 -> 271.4).
 constexpr uint32_t kTempLines = 0;
 constexpr uint32_t kTempTiled = 1;
 constexpr uint32_t kTempTiledWideStores = 2;
@@ -663,22 +671,24 @@ constexpr size_t kStreamSpecTemp = 8;  // the streamed kernel's spec value for t
 // SetFastTiledTempMaxBlocks's bound (benchmarks only).
 std::optional<uint32_t> tiled_temp_override ABSL_GUARDED_BY(shape_override_mu);
 
-uint32_t TiledTempMaxBlocks() {
+std::optional<uint32_t> TiledTempOverride() {
   absl::MutexLock lock(&shape_override_mu);
-  return tiled_temp_override.value_or(kTiledTempMaxBlocks);
+  return tiled_temp_override;
 }
 
-// Where both passes stream in RGBA16F with J <= kTiledTempMaxBlocks, the
-// temporary in tiles (kTempTiled), padded to whole tiles: 4 pixels across,
-// 16 down.
+// Where both passes stream in RGBA16F with J <= kTiledTempMaxBlocks, or
+// both split their taps, the temporary in tiles (kTempTiled), padded to
+// whole tiles: 4 pixels across, 16 down. While the benchmark's bound is
+// set, every plan follows it alone (J of the whole kernel).
 void TileTheTemporary(const BlurConfig& config, graph::PassPlan& plan, BlurPrepared& prepared) {
-  if (config.working != graph::PixelFormat::kRgba16F || prepared.steps.size() != 2 ||
-      MatrixTapBlocks(static_cast<uint32_t>(config.radius)) > TiledTempMaxBlocks()) {
-    return;
-  }
+  if (config.working != graph::PixelFormat::kRgba16F || prepared.steps.size() != 2) return;
   StepKernel& rows = prepared.steps[0];
   StepKernel& columns = prepared.steps[1];
   if (!IsStreamShader(rows.shader) || !IsStreamShader(columns.shader)) return;
+  const uint32_t blocks = MatrixTapBlocks(static_cast<uint32_t>(config.radius));
+  const bool split = !rows.tap_shifts.empty() && !columns.tap_shifts.empty();
+  const std::optional<uint32_t> bound = TiledTempOverride();
+  if (bound ? blocks > *bound : blocks > kTiledTempMaxBlocks && !split) return;
   plan.temp_extents = {{DivideRoundingUp(config.extent.width, 4) * 4,
                         DivideRoundingUp(config.extent.height, 16) * 16}};
   const bool wide_stores = rows.shader == kShaderMatrixStream;  // one tile per step

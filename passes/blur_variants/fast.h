@@ -122,8 +122,9 @@ void SetFastLineGroups(std::optional<uint32_t> row_group, std::optional<uint32_t
 
 // For benchmarks (rgfx-gpu-bench --tiled_temp_max_blocks): while set, the
 // temporary between fast's two streamed RGBA16F passes is stored in tiles
-// where the kernel takes at most this many weight blocks (J = 1 + ⌈2R / 16⌉,
-// fast.cc's MatrixTapBlocks) instead of fast.cc's kTiledTempMaxBlocks.
+// where the kernel takes at most this many weight blocks (J = 1 + ⌈2R / 16⌉
+// of the whole kernel, fast.cc's MatrixTapBlocks), split taps or not,
+// instead of fast.cc's rule (J <= kTiledTempMaxBlocks, or split taps).
 // Process-wide; the server never sets it.
 void SetFastTiledTempMaxBlocks(std::optional<uint32_t> blocks);
 

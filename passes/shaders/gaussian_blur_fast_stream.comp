@@ -76,8 +76,8 @@ layout(constant_id = 7) const int kChains = 1;
 // 29.6 (with 1), r = 24 36.1 -> 32.3 (2); 4K r = 24 147.5 -> 127.3.
 layout(constant_id = 8) const int kTiledTemp = 0;
 // The split build's outputs keep LanePixel's places (their carried sums
-// were loaded there); the plan tiles the temporary only up to J = 4,
-// where taps never split.
+// were loaded there), so it stores a tiled temporary as the other builds
+// do where they compute two or four tiles a step.
 #ifdef SPLIT_TAPS
 const bool kWideTempStores = false;
 #else
@@ -480,7 +480,10 @@ void main() {
           const int line = line0 + (e == 0 ? l0 : l1);
           const int i = first + 16 * (s + q) + (e == 0 ? b0 : b1);
           carried[2 * q + e] = vec4(0.0);
-          if ((pc.mode & kPartialRead) != 0u && line < int(pc.lines) && i < int(pc.n)) {
+          // Tiles past the segment (a last step's extra ones) are not
+          // stored: their sums are not loaded either.
+          if ((pc.mode & kPartialRead) != 0u && s + q < int(pc.tiles) && line < int(pc.lines) &&
+              i < int(pc.n)) {
             carried[2 * q + e] =
                 uintBitsToFloat(partial[uint(line) * pc.line_stride + uint(i) * pc.pixel_stride]);
           }

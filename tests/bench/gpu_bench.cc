@@ -61,7 +61,8 @@ ABSL_FLAG(std::string, stream_shape, "",
           "24:2:2:1), to compare shapes");
 ABSL_FLAG(int, tiled_temp_max_blocks, -1,
           "fast's streamed RGBA16F passes: store the temporary in tiles up to this many weight "
-          "blocks (-1 keeps the plan's bound)");
+          "blocks of the whole kernel, split taps or not (-1 keeps the plan's rule: up to 4, "
+          "and wherever the taps split)");
 ABSL_FLAG(int, stream_min_subgroups, 0,
           "fast's streamed kernel: the fewest subgroups a pass may run in (segments grow to "
           "it; the one-wave rule drops one down to it); 0: the plan's (1,024; 768 from r = 65)");

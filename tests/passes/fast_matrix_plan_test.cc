@@ -463,7 +463,9 @@ TEST(FastSplitTaps, BlocksAndShiftsReproduceTheBlur) {
 // RGBA16F from r = 449 splits on both axes: one pass per axis still (the
 // parts are dispatches inside it), each with the part's half width as its
 // radius and one shift per part, one weight blob per part after the two the
-// plan always has, and an fp32 temporary (2W x H RGBA16F) both steps write.
+// plan always has, and an fp32 temporary (2W x H RGBA16F) both steps write;
+// the temporary between the passes in tiles (each part's column dispatch
+// reads it), in lines again under the benchmark's bound of 4 blocks.
 // RGBA32F keeps its line paths there; SetFastSplitTaps moves the bounds.
 TEST(FastMatrixPlan, Rgba16FSplitsTapsFromItsPolicysRadius) {
   // With parts of at most 321 taps: 384 -> 3 parts, 449 -> 3, 481 -> 3
@@ -479,6 +481,12 @@ TEST(FastMatrixPlan, Rgba16FSplitsTapsFromItsPolicysRadius) {
     ASSERT_EQ(p.plan.temp_extents.size(), 2u);
     EXPECT_EQ(p.plan.temp_extents[1].width, 2 * 1920u);
     EXPECT_EQ(p.plan.temp_extents[1].height, 1080u);
+    // The temporary between the passes in tiles of 4 x 16 (padded: 1088
+    // rows), two tiles a step storing them (not the wide stores).
+    EXPECT_EQ(p.plan.temp_extents[0].width, 1920u);
+    EXPECT_EQ(p.plan.temp_extents[0].height, 1088u);
+    EXPECT_EQ(p.prepared.steps[0].spec.values.at(8), 1u);
+    EXPECT_EQ(p.prepared.steps[1].spec.values.at(8), 1u);
     const std::vector<passes::FastTapPart> split = passes::SplitFastTaps(
         passes::GaussianWeights(radius, radius / 2.0), passes::kFastSplitPolicy.part_max_radius);
     for (size_t i = 0; i < 2; ++i) {
@@ -505,6 +513,14 @@ TEST(FastMatrixPlan, Rgba16FSplitsTapsFromItsPolicysRadius) {
   }
   const Planned f32 = PlanFast(Config(512, PixelFormat::kRgba32F, MatrixCaps()));
   for (const passes::StepKernel& k : f32.prepared.steps) EXPECT_TRUE(k.tap_shifts.empty());
+  passes::SetFastTiledTempMaxBlocks(4);
+  const Planned in_lines = PlanFast(Config(512, PixelFormat::kRgba16F, MatrixCaps()));
+  passes::SetFastTiledTempMaxBlocks(std::nullopt);
+  EXPECT_EQ(in_lines.plan.temp_extents[0], (graph::Extent{1920, 1080}));
+  for (const passes::StepKernel& k : in_lines.prepared.steps) {
+    EXPECT_EQ(k.tap_shifts.size(), 4u);
+    EXPECT_EQ(k.spec.values.at(8), 0u);
+  }
 
   passes::SetFastSplitTaps(passes::FastSplitPolicy{300, 100});
   const Planned moved = PlanFast(Config(300, PixelFormat::kRgba16F, MatrixCaps()));
