@@ -424,7 +424,8 @@ TEST_F(BlurVariantsTest, FastMatrixStreamBeyondRadius112MatchesReference) {
 // seven. Each radius
 // on one axis of 1130 x 601 and 601 x 1130 (the halo past both ends of
 // every line, parts whose taps all lie beyond an end), every border, and
-// both axes of 1130 x 601 (the partial sums written by both steps). A part
+// both axes of 1130 x 601 (the partial sums written by both steps, the
+// temporary between them in tiles). A part
 // read at the wrong shift, a part missing, or sums not carried from part to
 // part fails against the reference. Without matrix units (lavapipe) the
 // line paths run on 21 lines instead, and the test says so.
@@ -456,6 +457,10 @@ TEST_F(BlurVariantsTest, FastMatrixSplitTapsMatchReference) {
     for (const passes::StepKernel& k : plan.steps) {
       EXPECT_EQ(k.details.find(absl::StrCat("taps in ", r.parts, " parts")) != std::string::npos,
                 matrix)
+          << k.details;
+      // Both axes split: the temporary between them in tiles of 4 x 16.
+      EXPECT_EQ(k.details.find("temporary in tiles of 4 x 16") != std::string::npos,
+                matrix && std::string(r.axes) == "both")
           << k.details;
     }
     Case c{"fast", r.w, r.h, r.radius};
