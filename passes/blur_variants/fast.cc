@@ -807,9 +807,13 @@ double HalfWeightsError(const std::vector<double>& weights) {
 }
 
 // The most an axis of the streamed kernel in RGBA32F is off by, as a
-// fraction of the largest magnitude in the output's window: the fp16
-// weights' error, and each value rounded to fp16 after its block's scaling
-// (at most 2^-11 of itself) under the rounded weights.
+// fraction of the largest magnitude in the blocks (16 pixels of its 4
+// lines) that the output's window reads: the fp16 weights' error, and each
+// value rounded to fp16 after its block's scaling (at most 2^-11 of its
+// block's largest: a block's scale follows its largest value, which may lie
+// up to 15 pixels beyond the window, so values of the window far below it
+// keep fewer bits; FastScaledHalf.TheBoundHoldsAgainstTheBlocksRead models
+// it) under the rounded weights.
 double ScaledHalfAxisError(const std::vector<double>& weights) {
   double sum = 0;
   for (size_t k = 0; k < weights.size(); ++k) {
@@ -997,7 +1001,8 @@ class FastBlur final : public BlurVariant {
            "accurate). In RGBA32F, where the request allows an approximation (min_psnr_db "
            "> 0, at most the ~57 dB its plan states), the same streamed kernel up to radius 112 "
            "with each block of 16 pixels x 4 lines in fp16 scaled by its magnitude band (within "
-           "2^-11 of the largest value in reach at any scale; steps across bands, inf and NaN in "
+           "2^-11 of the largest value in the blocks it reads at any scale; steps across bands, "
+           "inf and NaN in "
            "fp32); otherwise RGBA32F keeps the fp32 paths. Radii <= 8 on both axes (<= 6 where "
            "both axes stream): one "
            "dispatch stages a tile with its halo in shared memory and blurs rows then columns "
@@ -1118,7 +1123,8 @@ class FastBlur final : public BlurVariant {
               "approximate: every tap, fp32 accumulation, but on the matrix units each RGBA32F "
               "value enters as fp16, scaled by a power of two per block of 16 pixels of 4 "
               "lines by its magnitude band, and the weights as fp16: off by at most %.1e of the "
-              "largest magnitude in the output's window across its group of 4 lines (fp32 "
+              "largest magnitude in the blocks its window reads (its window widened to whole "
+              "blocks, up to 15 pixels more each side, across its group of 4 lines; fp32 "
               "arithmetic: ~1e-7), at any scale of the image; where a step's blocks span bands "
               "or hold inf or NaN, its outputs are computed in fp32 (inf and NaN spread as in "
               "the fp32 paths); stated PSNR %.1f dB is that bound for values in [0, 1]; taken "

@@ -144,7 +144,8 @@ int Held(int u, int j) { return kRingRenamed ? (kTilesPerStep * u + j) % kSlots 
 // spread exactly as there). Scaling inside the products instead (each
 // block's product scaled as it is added) measured 143.6 µs against 93.7 at
 // r = 64 (H100, 1080p). So an axis is off by at most Σ|w − fp16(w)| +
-// 2^-11·Σ|w| of the largest magnitude in the output's window and its
+// 2^-11·Σ|w| of the largest magnitude in the blocks the output's window
+// reads (whole blocks: up to 15 pixels beyond the window) across its
 // 4-line group (fast.cc states it). The fp32 results go through a scratch
 // of 16 rows of 4 pixels (8 uvec2) plus 2 of padding.
 #define PIXEL uvec4

@@ -7,7 +7,9 @@
 // keeps ~22 bits, in the right place.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <random>
 #include <utility>
 #include <string>
 #include <vector>
@@ -786,6 +788,116 @@ TEST(FastMatrixPlan, Rgba32FStreamsInBandsWhenAllowedAndSaysItIsApproximate) {
     EXPECT_NEAR(*p.prepared.accuracy.noise_psnr_db, -20 * std::log10(bound), 1e-9);
     EXPECT_LT(bound, 1.6e-3);
     EXPECT_THAT(p.prepared.accuracy.summary, testing::HasSubstr("approximate"));
+  }
+}
+
+// fast's one-term RGBA32F path (where a request allows it) on the CPU, as
+// the streamed kernel computes an output whose step runs on the matrix
+// units: each block of 16 pixels of 4 lines scaled by 2^(11 − 18·band),
+// its band from its largest magnitude (BandOfExponent in
+// gaussian_blur_fast_stream.comp), every value rounded to fp16 (fp16
+// subnormals kept, or flushed as a GPU may), the weights too, the sum in
+// double. Lines of pieces of 20 and 100 pixels whose amplitudes differ by
+// up to 10^12. Every output is within the plan's bound (Σ|w − fp16(w)| +
+// 2^-11·Σ|w|, one axis) of the largest magnitude in the blocks its window
+// reads. Not of its window's own largest: where a block's largest lies
+// outside the window (pieces of 20 px), the window's values keep fewer bits,
+// and the error against the window alone passes the bound many times: the
+// plan's statement names the blocks for that reason (r = 7: a window of 15
+// pixels fits inside a piece of 20 while its blocks reach the next).
+TEST(FastScaledHalf, TheBoundHoldsAgainstTheBlocksRead) {
+  std::mt19937 rng(77);
+  std::uniform_real_distribution<double> unit(0.0, 1.0), decades(-6.0, 6.0);
+  for (int radius : {7, 40}) {
+    const std::vector<double> w = passes::GaussianWeights(radius, radius / 2.0);
+    std::vector<double> wh(w.size());
+    double weights_error = 0, sum = 0;
+    for (size_t k = 0; k < w.size(); ++k) {
+      wh[k] = passes::HalfToDouble(passes::DoubleToHalf(w[k]));
+      weights_error += (k == 0 ? 1 : 2) * std::abs(wh[k] - w[k]);
+      sum += (k == 0 ? 1 : 2) * std::abs(wh[k]);
+    }
+    const double bound = weights_error + std::ldexp(sum, -11);
+    for (int piece : {20, 100}) {
+      for (bool flush : {false, true}) {
+        // Groups of 4 lines (the kernel's), 4 channels.
+        constexpr int kGroups = 8, kLines = 4, kChannels = 4, n = 480;
+        const int pieces = (n + piece - 1) / piece;
+        const auto half = [flush](double v) {
+          const double h = passes::HalfToDouble(passes::DoubleToHalf(v));
+          return flush && std::abs(h) < std::ldexp(1.0, -14) ? 0.0 : h;
+        };
+        double worst_blocks = 0, worst_window = 0;
+        for (int group = 0; group < kGroups; ++group) {
+          std::vector<double> amplitude(kLines * pieces);
+          for (double& a : amplitude) a = std::pow(10.0, decades(rng));
+          std::vector<double> x(size_t(kLines) * n * kChannels);
+          const auto value = [&](int l, int i, int c) -> double& {
+            return x[(size_t(l) * n + std::clamp(i, 0, n - 1)) * kChannels + c];
+          };
+          for (int l = 0; l < kLines; ++l) {
+            for (int i = 0; i < n; ++i) {
+              for (int c = 0; c < kChannels; ++c) {
+                value(l, i, c) = double(float(amplitude[l * pieces + i / piece] * unit(rng)));
+              }
+            }
+          }
+          // Block k: pixels 16k − R .. 16k − R + 15 of the 4 lines (clamped).
+          const int blocks = (n + 2 * radius) / 16 + 1;
+          std::vector<int> band(blocks);
+          std::vector<double> largest(blocks, 0.0);
+          for (int k = 0; k < blocks; ++k) {
+            for (int l = 0; l < kLines; ++l) {
+              for (int b = 0; b < 16; ++b) {
+                for (int c = 0; c < kChannels; ++c) {
+                  largest[k] = std::max(largest[k], std::abs(value(l, 16 * k - radius + b, c)));
+                }
+              }
+            }
+            band[k] = int(std::floor((std::ilogb(largest[k]) + 14) / 18.0));
+          }
+          for (int i = 0; i < n; ++i) {
+            const int first = i / 16, last = (i + 2 * radius) / 16;  // the blocks it reads
+            bool one_band = true;
+            double blocks_largest = 0, window_largest = 0;
+            for (int k = first; k <= last; ++k) {
+              one_band = one_band && band[k] == band[first];
+              blocks_largest = std::max(blocks_largest, largest[k]);
+            }
+            if (!one_band) continue;  // the kernel computes those in fp32
+            const double scale = std::ldexp(1.0, 11 - 18 * band[first]);
+            for (int l = 0; l < kLines; ++l) {
+              for (int d = -radius; d <= radius; ++d) {
+                for (int c = 0; c < kChannels; ++c) {
+                  window_largest = std::max(window_largest, std::abs(value(l, i + d, c)));
+                }
+              }
+            }
+            for (int l = 0; l < kLines; ++l) {
+              for (int c = 0; c < kChannels; ++c) {
+                double exact = 0, got = 0;
+                for (int d = -radius; d <= radius; ++d) {
+                  exact += w[std::abs(d)] * value(l, i + d, c);
+                  got += wh[std::abs(d)] * half(value(l, i + d, c) * scale);
+                }
+                const double error = std::abs(got / scale - exact);
+                worst_blocks = std::max(worst_blocks, error / blocks_largest);
+                worst_window = std::max(worst_window, error / window_largest);
+              }
+            }
+          }
+        }
+        SCOPED_TRACE(absl::StrCat("r = ", radius, ", pieces of ", piece, flush ? ", flushed" : ""));
+        EXPECT_LE(worst_blocks, bound);
+        if (radius == 7 && piece == 20) {
+          EXPECT_GT(worst_window, 10 * bound);
+        }
+        std::printf("r = %d, pieces of %d px%s: worst %.2e of the blocks' largest (bound %.2e), "
+                    "%.2e of the window's\n",
+                    radius, piece, flush ? ", subnormals flushed" : "", worst_blocks, bound,
+                    worst_window);
+      }
+    }
   }
 }
 
