@@ -750,6 +750,18 @@ TEST(FastMatrixPlan, LinePathsWithoutMatrixUnitsOrForRgba32FUnlessAllowed) {
   }
 }
 
+// The one-term RGBA32F path's bound for one axis, as fast.cc states it: the
+// fp16 weights' error plus 2^-11 of Σ|fp16(w)| (w(0..R), symmetric).
+double ScaledHalfAxisBound(const std::vector<double>& w) {
+  double weights_error = 0, sum = 0;
+  for (size_t k = 0; k < w.size(); ++k) {
+    const double h = passes::HalfToDouble(passes::DoubleToHalf(w[k]));
+    weights_error += (k == 0 ? 1 : 2) * std::abs(h - w[k]);
+    sum += (k == 0 ? 1 : 2) * std::abs(h);
+  }
+  return weights_error + std::ldexp(sum, -11);
+}
+
 // RGBA32F on matrix units streams up to r = 112 (never the panel kernel,
 // which reads fp16), in its own shapes (rows of 12 tiles at r = 40, where
 // RGBA16F takes 20), with fp32 scratch rows
@@ -777,18 +789,90 @@ TEST(FastMatrixPlan, Rgba32FStreamsInBandsWhenAllowedAndSaysItIsApproximate) {
     EXPECT_FALSE(p.prepared.accuracy.exact);
     ASSERT_TRUE(p.prepared.accuracy.noise_psnr_db.has_value());
     // The bound: per axis the fp16 weights' error plus 2^-11 of Σ|w|.
-    const std::vector<double> w = passes::GaussianWeights(radius, radius / 2.0);
-    double weights_error = 0, sum = 0;
-    for (size_t k = 0; k < w.size(); ++k) {
-      const double h = passes::HalfToDouble(passes::DoubleToHalf(w[k]));
-      weights_error += (k == 0 ? 1 : 2) * std::abs(h - w[k]);
-      sum += (k == 0 ? 1 : 2) * std::abs(h);
-    }
-    const double bound = 2 * (weights_error + std::ldexp(sum, -11));
+    const double bound =
+        2 * ScaledHalfAxisBound(passes::GaussianWeights(radius, radius / 2.0));
     EXPECT_NEAR(*p.prepared.accuracy.noise_psnr_db, -20 * std::log10(bound), 1e-9);
     EXPECT_LT(bound, 1.6e-3);
     EXPECT_THAT(p.prepared.accuracy.summary, testing::HasSubstr("approximate"));
   }
+}
+
+// The worst errors of one group of 4 lines (n pixels, 4 channels, pieces of
+// `piece` pixels at amplitudes 10^[-6, 6]) in the model of the one-term
+// RGBA32F path (FastScaledHalf.TheBoundHoldsAgainstTheBlocksRead says what
+// it models): against the largest magnitude in the blocks each output's
+// window reads, and against its window's own largest.
+struct ScaledHalfWorst {
+  double blocks = 0, window = 0;
+};
+ScaledHalfWorst ScaledHalfGroupWorst(int radius, int piece, bool flush, std::mt19937& rng) {
+  constexpr int kLines = 4, kChannels = 4, n = 480;
+  std::uniform_real_distribution<double> unit(0.0, 1.0), decades(-6.0, 6.0);
+  const std::vector<double> w = passes::GaussianWeights(radius, radius / 2.0);
+  std::vector<double> wh(w.size());
+  for (size_t k = 0; k < w.size(); ++k) wh[k] = passes::HalfToDouble(passes::DoubleToHalf(w[k]));
+  const auto half = [flush](double v) {
+    const double h = passes::HalfToDouble(passes::DoubleToHalf(v));
+    return flush && std::abs(h) < std::ldexp(1.0, -14) ? 0.0 : h;
+  };
+  const int pieces = (n + piece - 1) / piece;
+  std::vector<double> amplitude(kLines * pieces);
+  for (double& a : amplitude) a = std::pow(10.0, decades(rng));
+  std::vector<double> x(size_t(kLines) * n * kChannels);
+  const auto value = [&](int l, int i, int c) -> double& {
+    return x[(size_t(l) * n + std::clamp(i, 0, n - 1)) * kChannels + c];
+  };
+  // The largest magnitude over 4 lines, 4 channels and pixels from .. to.
+  const auto largest = [&](int from, int to) {
+    double m = 0;
+    for (int l = 0; l < kLines; ++l) {
+      for (int i = from; i <= to; ++i) {
+        for (int c = 0; c < kChannels; ++c) m = std::max(m, std::abs(value(l, i, c)));
+      }
+    }
+    return m;
+  };
+  for (int l = 0; l < kLines; ++l) {
+    for (int i = 0; i < n; ++i) {
+      for (int c = 0; c < kChannels; ++c) {
+        value(l, i, c) = double(float(amplitude[l * pieces + i / piece] * unit(rng)));
+      }
+    }
+  }
+  // Block k: pixels 16k − R .. 16k − R + 15 (clamped), its band from its largest.
+  const int blocks = (n + 2 * radius) / 16 + 1;
+  std::vector<int> band(blocks);
+  std::vector<double> block_largest(blocks);
+  for (int k = 0; k < blocks; ++k) {
+    block_largest[k] = largest(16 * k - radius, 16 * k - radius + 15);
+    band[k] = int(std::floor((std::ilogb(block_largest[k]) + 14) / 18.0));
+  }
+  ScaledHalfWorst worst;
+  for (int i = 0; i < n; ++i) {
+    const int first = i / 16, last = (i + 2 * radius) / 16;  // the blocks it reads
+    bool one_band = true;
+    double blocks_largest = 0;
+    for (int k = first; k <= last; ++k) {
+      one_band = one_band && band[k] == band[first];
+      blocks_largest = std::max(blocks_largest, block_largest[k]);
+    }
+    if (!one_band) continue;  // the kernel computes those in fp32
+    const double scale = std::ldexp(1.0, 11 - 18 * band[first]);
+    const double window_largest = largest(i - radius, i + radius);
+    for (int l = 0; l < kLines; ++l) {
+      for (int c = 0; c < kChannels; ++c) {
+        double exact = 0, got = 0;
+        for (int d = -radius; d <= radius; ++d) {
+          exact += w[std::abs(d)] * value(l, i + d, c);
+          got += wh[std::abs(d)] * half(value(l, i + d, c) * scale);
+        }
+        const double error = std::abs(got / scale - exact);
+        worst.blocks = std::max(worst.blocks, error / blocks_largest);
+        worst.window = std::max(worst.window, error / window_largest);
+      }
+    }
+  }
+  return worst;
 }
 
 // fast's one-term RGBA32F path (where a request allows it) on the CPU, as
@@ -807,95 +891,25 @@ TEST(FastMatrixPlan, Rgba32FStreamsInBandsWhenAllowedAndSaysItIsApproximate) {
 // pixels fits inside a piece of 20 while its blocks reach the next).
 TEST(FastScaledHalf, TheBoundHoldsAgainstTheBlocksRead) {
   std::mt19937 rng(77);
-  std::uniform_real_distribution<double> unit(0.0, 1.0), decades(-6.0, 6.0);
   for (int radius : {7, 40}) {
-    const std::vector<double> w = passes::GaussianWeights(radius, radius / 2.0);
-    std::vector<double> wh(w.size());
-    double weights_error = 0, sum = 0;
-    for (size_t k = 0; k < w.size(); ++k) {
-      wh[k] = passes::HalfToDouble(passes::DoubleToHalf(w[k]));
-      weights_error += (k == 0 ? 1 : 2) * std::abs(wh[k] - w[k]);
-      sum += (k == 0 ? 1 : 2) * std::abs(wh[k]);
-    }
-    const double bound = weights_error + std::ldexp(sum, -11);
+    const double bound = ScaledHalfAxisBound(passes::GaussianWeights(radius, radius / 2.0));
     for (int piece : {20, 100}) {
       for (bool flush : {false, true}) {
-        // Groups of 4 lines (the kernel's), 4 channels.
-        constexpr int kGroups = 8, kLines = 4, kChannels = 4, n = 480;
-        const int pieces = (n + piece - 1) / piece;
-        const auto half = [flush](double v) {
-          const double h = passes::HalfToDouble(passes::DoubleToHalf(v));
-          return flush && std::abs(h) < std::ldexp(1.0, -14) ? 0.0 : h;
-        };
-        double worst_blocks = 0, worst_window = 0;
-        for (int group = 0; group < kGroups; ++group) {
-          std::vector<double> amplitude(kLines * pieces);
-          for (double& a : amplitude) a = std::pow(10.0, decades(rng));
-          std::vector<double> x(size_t(kLines) * n * kChannels);
-          const auto value = [&](int l, int i, int c) -> double& {
-            return x[(size_t(l) * n + std::clamp(i, 0, n - 1)) * kChannels + c];
-          };
-          for (int l = 0; l < kLines; ++l) {
-            for (int i = 0; i < n; ++i) {
-              for (int c = 0; c < kChannels; ++c) {
-                value(l, i, c) = double(float(amplitude[l * pieces + i / piece] * unit(rng)));
-              }
-            }
-          }
-          // Block k: pixels 16k − R .. 16k − R + 15 of the 4 lines (clamped).
-          const int blocks = (n + 2 * radius) / 16 + 1;
-          std::vector<int> band(blocks);
-          std::vector<double> largest(blocks, 0.0);
-          for (int k = 0; k < blocks; ++k) {
-            for (int l = 0; l < kLines; ++l) {
-              for (int b = 0; b < 16; ++b) {
-                for (int c = 0; c < kChannels; ++c) {
-                  largest[k] = std::max(largest[k], std::abs(value(l, 16 * k - radius + b, c)));
-                }
-              }
-            }
-            band[k] = int(std::floor((std::ilogb(largest[k]) + 14) / 18.0));
-          }
-          for (int i = 0; i < n; ++i) {
-            const int first = i / 16, last = (i + 2 * radius) / 16;  // the blocks it reads
-            bool one_band = true;
-            double blocks_largest = 0, window_largest = 0;
-            for (int k = first; k <= last; ++k) {
-              one_band = one_band && band[k] == band[first];
-              blocks_largest = std::max(blocks_largest, largest[k]);
-            }
-            if (!one_band) continue;  // the kernel computes those in fp32
-            const double scale = std::ldexp(1.0, 11 - 18 * band[first]);
-            for (int l = 0; l < kLines; ++l) {
-              for (int d = -radius; d <= radius; ++d) {
-                for (int c = 0; c < kChannels; ++c) {
-                  window_largest = std::max(window_largest, std::abs(value(l, i + d, c)));
-                }
-              }
-            }
-            for (int l = 0; l < kLines; ++l) {
-              for (int c = 0; c < kChannels; ++c) {
-                double exact = 0, got = 0;
-                for (int d = -radius; d <= radius; ++d) {
-                  exact += w[std::abs(d)] * value(l, i + d, c);
-                  got += wh[std::abs(d)] * half(value(l, i + d, c) * scale);
-                }
-                const double error = std::abs(got / scale - exact);
-                worst_blocks = std::max(worst_blocks, error / blocks_largest);
-                worst_window = std::max(worst_window, error / window_largest);
-              }
-            }
-          }
+        ScaledHalfWorst worst;
+        for (int group = 0; group < 8; ++group) {
+          const ScaledHalfWorst g = ScaledHalfGroupWorst(radius, piece, flush, rng);
+          worst.blocks = std::max(worst.blocks, g.blocks);
+          worst.window = std::max(worst.window, g.window);
         }
         SCOPED_TRACE(absl::StrCat("r = ", radius, ", pieces of ", piece, flush ? ", flushed" : ""));
-        EXPECT_LE(worst_blocks, bound);
+        EXPECT_LE(worst.blocks, bound);
         if (radius == 7 && piece == 20) {
-          EXPECT_GT(worst_window, 10 * bound);
+          EXPECT_GT(worst.window, 10 * bound);
         }
         std::printf("r = %d, pieces of %d px%s: worst %.2e of the blocks' largest (bound %.2e), "
                     "%.2e of the window's\n",
-                    radius, piece, flush ? ", subnormals flushed" : "", worst_blocks, bound,
-                    worst_window);
+                    radius, piece, flush ? ", subnormals flushed" : "", worst.blocks, bound,
+                    worst.window);
       }
     }
   }
