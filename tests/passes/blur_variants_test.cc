@@ -294,6 +294,42 @@ TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
   }
 }
 
+// fast's rows in segments of 32 invocations where the plan's 64 and the
+// halo do not fit the shared memory (lavapipe's 32 KB: RGBA32F from r ~ 600;
+// 48 KB GPUs at r = 1024): lines of several segments, the last partial,
+// every border, one axis and both. The test asks the plan which kernel runs
+// and says so: on a device with more shared memory the rows may still fit
+// the 64 (then the test checks those).
+TEST_F(BlurVariantsTest, FastRowsInHalfSegmentsMatchReference) {
+  const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
+  const int radius = caps.max_compute_shared_memory_bytes <= (32 << 10) ? 650 : 1024;
+  passes::BlurConfig config;
+  config.radius = radius;
+  config.sigma = radius / 2.0;
+  config.axes = "horizontal";
+  config.extent = {1100, 3};
+  config.working = PixelFormat::kRgba32F;
+  config.caps = caps;
+  graph::PassPlan plan;
+  passes::BlurPrepared prepared;
+  ASSERT_TRUE(passes::FindBlurVariant("fast")->Plan(config, plan, prepared).ok());
+  ASSERT_EQ(prepared.steps.size(), 1u);
+  std::printf("%s, RGBA32F r = %d: %s\n", caps.name.c_str(), radius,
+              prepared.steps[0].details.c_str());
+  if (caps.max_compute_shared_memory_bytes <= (48 << 10)) {
+    EXPECT_THAT(prepared.steps[0].details, ::testing::HasSubstr("row segments of 256 px"));
+  }
+  uint32_t seed = 1800;
+  for (int b = 0; b < 4; ++b) {
+    Case c{"fast", 1100, 3, radius};
+    c.border = kBorders[b];
+    c.axes = b == 0 ? "both" : "horizontal";
+    c.working = PixelFormat::kRgba32F;
+    c.max_taps = 2 * radius + 1;
+    CheckAgainstReference(c, seed++);
+  }
+}
+
 // fast's streamed matrix kernel (RGBA16F, r <= 112 here; beyond, the
 // next test; devices with matrix units, images giving at least 1024
 // subgroups, 768 from r = 65): lines of 7 segments of 10 tiles (1100 px)

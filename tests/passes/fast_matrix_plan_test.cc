@@ -1264,5 +1264,34 @@ TEST(FastPlan, EveryKernelTakesTheBorderModeAsASpecializationConstant) {
   }
 }
 
+// Rows whose segment of the plan's 64 invocations and halo does not fit the
+// shared memory take segments of 32 (RGBA32F on 48 KB: r = 1024 needs 50 KB
+// with 64, 45 KB with 32), and are read directly only where neither fits;
+// a plan that fits with 64 keeps it.
+TEST(FastRowPlan, RowsTakeHalfSegmentsWhereThePlansDoNotFit) {
+  gpu::DeviceCaps no_matrix = MatrixCaps();
+  no_matrix.f16_matrix_product_16 = false;
+  const auto rows = [&](int radius) {
+    const Planned p = PlanFast(Config(radius, PixelFormat::kRgba32F, no_matrix));
+    EXPECT_EQ(p.prepared.steps.size(), 2u);
+    return p.prepared.steps.empty() ? passes::StepKernel() : p.prepared.steps[0];
+  };
+  const passes::StepKernel r512 = rows(512), r1024 = rows(1024), r1200 = rows(1200);
+  EXPECT_THAT(r512.details, testing::HasSubstr("row segments of 512 px + halo 2x512"));
+  EXPECT_EQ(r512.spec.values[0], 64u);
+  EXPECT_THAT(r1024.details, testing::HasSubstr("row segments of 256 px + halo 2x1024"));
+  EXPECT_EQ(r1024.spec.values[0], 32u);
+  EXPECT_EQ(r1024.spec.values[2], 0u);  // the shader's path 0
+  EXPECT_EQ(r1024.groups_x, (1920u + 255) / 256);
+  EXPECT_EQ(r1024.groups_y, 1080u);
+  EXPECT_THAT(r1200.details, testing::HasSubstr("rows read directly"));
+  // The largest group the plan halves to still counts a whole subgroup:
+  // an override of 96 that does not fit is not halved to 48.
+  passes::SetFastLineGroups(96u, std::nullopt);
+  const passes::StepKernel r1024_96 = rows(1024);
+  passes::SetFastLineGroups(std::nullopt, std::nullopt);
+  EXPECT_THAT(r1024_96.details, testing::HasSubstr("rows read directly"));
+}
+
 }  // namespace
 }  // namespace rgfx
