@@ -2,8 +2,9 @@
 // outputs per invocation from a sliding window, no transposes
 // (shaders/gaussian_blur_fast.comp). Rows stage a segment plus its halo in
 // shared memory; columns stage a tile of 32-byte row pieces plus its halo;
-// where a halo does not fit, lines are read straight from memory by
-// invocations that each take one line.
+// where a halo does not fit, lines are read straight from memory: columns
+// by invocations that each take one line, rows by 32 invocations along a
+// segment, each with outputs 32 pixels apart (PlanStridedRows).
 // On devices with matrix units (VK_NV_cooperative_matrix, 16×16×16 fp16
 // products) and the RGBA16F working format, both axes run as products with
 // banded Toeplitz matrices instead: each subgroup streams along its lines
@@ -273,6 +274,15 @@ absl::Mutex line_groups_mu;
 std::optional<uint32_t> row_group_override ABSL_GUARDED_BY(line_groups_mu);
 std::optional<uint32_t> column_group_override ABSL_GUARDED_BY(line_groups_mu);
 
+std::optional<uint32_t> strided_rows_override ABSL_GUARDED_BY(line_groups_mu);
+
+// Whether rows skip the segments for the strided path at this radius
+// (SetFastStridedRowsFrom; the plan: only where no segment fits).
+bool StridedRowsFrom(uint32_t radius) {
+  absl::MutexLock lock(&line_groups_mu);
+  return strided_rows_override && radius >= *strided_rows_override;
+}
+
 uint32_t RowGroup(uint32_t max_invocations) {
   absl::MutexLock lock(&line_groups_mu);
   return std::min(row_group_override.value_or(kFastRowGroup), max_invocations);
@@ -308,39 +318,63 @@ uint32_t ColumnTileGroup(uint32_t n, uint32_t radius, uint32_t pixel_bytes,
   return kColumnTileGroup;
 }
 
-// Row segments (the line kernel's path 0): the plan's workgroup of
-// RowGroup invocations, or where its segment and halo do not fit the shared
-// memory, half of it while a subgroup's 32 or more (RGBA32F at r = 1024 on
-// 48 KB: 32 invocations, 256 px + halo, where 64 needed 50 KB; the rows
-// were read directly, one line per invocation, uncoalesced: 2.1× the
-// vertical pass at 1080p, 3.9× at 4096²). Nothing where no group fits.
+// Row segments (the line kernel's path 0) of RowGroup invocations, or
+// nothing where the segment and its halo do not fit the shared memory.
+// Halving the group to fit was measured against the strided rows and lost
+// (H200, RGBA32F r = 1024, horizontal pass µs: 1080p 1,928 against 1,384;
+// 4096² 14,539 against 9,777; the halo weighs 8 times the 256 px a
+// segment of 32 blurs).
 std::optional<StepKernel> PlanRowSegments(const BlurConfig& config, const LineLayout& layout,
                                           uint32_t shared_pixels) {
   const uint32_t radius = static_cast<uint32_t>(config.radius);
-  for (uint32_t group = RowGroup(config.caps.max_workgroup_invocations); group >= 32;
-       group /= 2) {
-    const uint32_t need = group * kFastOutputs + 2 * radius;
-    // Radii share pipelines (capacities in steps of 64 pixels, a multiple
-    // of kFastOutputs as the shader needs), where the rows fit.
-    const uint32_t least = DivideRoundingUp(need, kFastOutputs) * kFastOutputs;
-    uint32_t capacity = (need + 63) / 64 * 64;
-    while (capacity > least && kFastOutputs * RowTileStride(capacity) > shared_pixels) {
-      capacity -= kFastOutputs;
-    }
-    if (kFastOutputs * RowTileStride(capacity) > shared_pixels) {
-      if (group % 64 != 0) break;  // halving would leave a part of a subgroup
-      continue;
-    }
-    StepKernel k;
-    k.layout = layout;
-    k.spec.values = {group, radius, 0, capacity, kFastOutputs, 1, config.border};
-    k.groups_x = DivideRoundingUp(layout.n, group * kFastOutputs);
-    k.groups_y = layout.lines;
-    k.details = absl::StrCat("row segments of ", group * kFastOutputs, " px + halo 2x", radius,
-                             " in shared memory, ", kFastOutputs, " outputs per invocation");
-    return k;
+  const uint32_t group = RowGroup(config.caps.max_workgroup_invocations);
+  const uint32_t need = group * kFastOutputs + 2 * radius;
+  // Radii share pipelines (capacities in steps of 64 pixels, a multiple of
+  // kFastOutputs as the shader needs), where the rows fit.
+  const uint32_t least = DivideRoundingUp(need, kFastOutputs) * kFastOutputs;
+  uint32_t capacity = (need + 63) / 64 * 64;
+  while (capacity > least && kFastOutputs * RowTileStride(capacity) > shared_pixels) {
+    capacity -= kFastOutputs;
   }
-  return std::nullopt;
+  if (kFastOutputs * RowTileStride(capacity) > shared_pixels) return std::nullopt;
+  StepKernel k;
+  k.layout = layout;
+  k.spec.values = {group, radius, 0, capacity, kFastOutputs, 1, config.border};
+  k.groups_x = DivideRoundingUp(layout.n, group * kFastOutputs);
+  k.groups_y = layout.lines;
+  k.details = absl::StrCat("row segments of ", group * kFastOutputs, " px + halo 2x", radius,
+                           " in shared memory, ", kFastOutputs, " outputs per invocation");
+  return k;
+}
+
+// Rows whose segments do not fit (the shader's path 3): 32 invocations a
+// segment of 32·kFastOutputs pixels, lane l its outputs l + 32k, so that a
+// subgroup's loads are 32 consecutive pixels; the weights in shared memory
+// by chunks of kStridedRowChunk steps for each output. Path 1 (lines read
+// directly, one per invocation) read 32 rows at once: H200, RGBA32F,
+// horizontal pass µs, path 1 against these: 1080p r = 1024 2,350 / 1,384,
+// r = 2048 4,646 / 2,675; 4096² r = 1024 34,449 / 9,777. Where segments
+// fit they win (1080p r = 768 728 / 1,060; r = 64 71 / 169).
+constexpr uint32_t kStridedRowChunk = 256;  // the shader's kStrideChunk
+constexpr uint32_t kStridedRowGroup = 64;
+
+std::optional<StepKernel> PlanStridedRows(const BlurConfig& config, const LineLayout& layout,
+                                          uint32_t pixel_bytes) {
+  const uint64_t shared_bytes =
+      uint64_t{kFastOutputs} * kStridedRowChunk * 4 + uint64_t{kFastOutputs} * pixel_bytes;
+  if (shared_bytes > config.caps.max_compute_shared_memory_bytes ||
+      kStridedRowGroup > config.caps.max_workgroup_invocations) {
+    return std::nullopt;
+  }
+  const uint32_t radius = static_cast<uint32_t>(config.radius);
+  StepKernel k;
+  k.layout = layout;
+  k.spec.values = {kStridedRowGroup, radius, 3, 1, kFastOutputs, 1, config.border};
+  k.groups_x = DivideRoundingUp(layout.n, kStridedRowGroup * kFastOutputs);
+  k.groups_y = layout.lines;
+  k.details = absl::StrCat("rows read directly, 32 invocations along ", 32 * kFastOutputs,
+                           " px, ", kFastOutputs, " outputs each, 32 px apart");
+  return k;
 }
 
 // The column-tile kernel, or nothing for rows, or when the tile does not fit
@@ -1113,10 +1147,13 @@ class FastBlur final : public BlurVariant {
       StepKernel k;
       k.layout = a.layout;
       const uint32_t radius = static_cast<uint32_t>(config.radius);
-      if (std::optional<StepKernel> rows =
-              a.layout.in_pixel_stride == 1
-                  ? PlanRowSegments(config, a.layout, shared_pixels)
-                  : std::nullopt) {
+      const bool rows_along = a.layout.in_pixel_stride == 1;
+      std::optional<StepKernel> rows;
+      if (rows_along && !StridedRowsFrom(radius)) {
+        rows = PlanRowSegments(config, a.layout, shared_pixels);
+      }
+      if (!rows && rows_along) rows = PlanStridedRows(config, a.layout, pixel_bytes);
+      if (rows) {
         k = *rows;
       } else if (std::optional<StepKernel> tiles =
                      PlanColumnTiles(config, a.layout, pixel_bytes, shared_pixels)) {
@@ -1254,6 +1291,11 @@ std::vector<FastTapPart> SplitFastTaps(const std::vector<double>& weights, int p
     begin += length;
   }
   return parts;
+}
+
+void SetFastStridedRowsFrom(std::optional<uint32_t> radius) {
+  absl::MutexLock lock(&line_groups_mu);
+  strided_rows_override = radius;
 }
 
 void SetFastLineGroups(std::optional<uint32_t> row_group, std::optional<uint32_t> column_group) {

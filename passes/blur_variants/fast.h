@@ -120,6 +120,13 @@ void SetFastStreamMinSubgroups(std::optional<uint32_t> subgroups);
 // plan's. Process-wide; the server never sets it.
 void SetFastLineGroups(std::optional<uint32_t> row_group, std::optional<uint32_t> column_group);
 
+// For benchmarks (rgfx-gpu-bench --strided_rows_from_radius): while set,
+// rows from this radius on skip the line paths' segments in shared memory
+// for the strided path (lanes along the row, outputs 32 px apart), which
+// the plan takes only where no segment fits. Process-wide; the server never
+// sets it.
+void SetFastStridedRowsFrom(std::optional<uint32_t> radius);
+
 // For benchmarks (rgfx-gpu-bench --tiled_temp_max_blocks): while set, the
 // temporary between fast's two streamed RGBA16F passes is stored in tiles
 // where the kernel takes at most this many weight blocks (J = 1 + ⌈2R / 16⌉

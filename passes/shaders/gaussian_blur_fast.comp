@@ -17,6 +17,12 @@
 //   invocation x takes line x (adjacent columns are adjacent in memory, so a
 //   subgroup's reads coalesce) and walks kOutputs pixels of it, reading the
 //   window straight from memory (the caches serve the overlap).
+// kPath 3 (rows whose segment and halo do not fit the shared memory): each
+//   32 invocations take a segment of 32·kOutputs pixels of a row, lane l its
+//   outputs l, l + 32, l + 64, ...: at every step the 32 lanes read 32
+//   consecutive pixels (path 1's lines, one per invocation, read 32 rows
+//   at once), each pixel feeding its lane's kOutputs outputs, under
+//   weights 32 taps apart held in shared memory by chunks of steps.
 // kPath 2 (columns): a workgroup stages kColumns adjacent columns (32 bytes
 //   of each row: one memory sector) over its rows plus a halo of R above
 //   and below in shared memory, as path 0 stages a row; each invocation
@@ -103,7 +109,14 @@ vec4 Direct(uint base, int i) {
 const int kPad = 2 * kOutputs;
 const int kWeightBase = kRadius + kPad + 3;
 const int kWeightVecs = (2 * (kRadius + kPad) + 1 + 3 + 3) / 4;
-shared vec4 weight_pad[kWeightVecs];
+shared vec4 weight_pad[kPath == 3 ? 1 : kWeightVecs];  // path 3 holds its own
+
+// Path 3: the weights of steps c0 .. c0 + kStrideChunk − 1 for each of the
+// kOutputs outputs, output k's at k·kStrideChunk (step s reads pixel
+// segment + lane − R + s, tap s − R − 32k of output k), vec4s of 4 steps.
+const int kStrideChunk = 256;
+const int kStrideSteps = 2 * kRadius + 32 * (kOutputs - 1) + 1;
+shared vec4 strided_weights[kPath == 3 ? kOutputs * kStrideChunk / 4 : 1];
 
 // Block b: window pixels t0 = b·kOutputs .. t0 + kOutputs − 1 against the
 // kOutputs outputs:
@@ -141,7 +154,8 @@ int line_first;
 vec4 FetchDirect(int t) { return Direct(line_base, line_first - kRadius + t); }
 
 void main() {
-  for (int e = int(gl_LocalInvocationIndex); e < 4 * kWeightVecs; e += int(gl_WorkGroupSize.x)) {
+  for (int e = int(gl_LocalInvocationIndex); kPath != 3 && e < 4 * kWeightVecs;
+       e += int(gl_WorkGroupSize.x)) {
     const int k = abs(e - kWeightBase);
     weight_pad[e / 4][e % 4] = k <= kRadius ? weights[k] : 0.0;
   }
@@ -237,6 +251,52 @@ void main() {
       PRODUCTS(b, kOutputs,
                v[u % kOutputs] = Unpack(tile[entry0 + b * (kOutputs + 1) * kColumns + u * kColumns]))
     }
+  } else if (kPath == 3) {
+    const int lane = int(gl_LocalInvocationIndex) % 32;
+    const int segment = (int(gl_WorkGroupID.x) * (int(gl_WorkGroupSize.x) / 32) +
+                         int(gl_LocalInvocationIndex) / 32) * 32 * kOutputs;
+    line = gl_WorkGroupID.y;
+    base = line * pc.line_stride;
+    line_base = base;
+    line_first = segment + lane;
+    for (int c0 = 0; c0 < kStrideSteps; c0 += kStrideChunk) {
+      barrier();  // every lane is done with the previous chunk's weights
+      for (int e = int(gl_LocalInvocationIndex); e < kOutputs * kStrideChunk;
+           e += int(gl_WorkGroupSize.x)) {
+        const int k = e / kStrideChunk, d = c0 + e % kStrideChunk - kRadius - 32 * k;
+        strided_weights[e / 4][e % 4] = abs(d) <= kRadius ? weights[abs(d)] : 0.0;
+      }
+      barrier();
+      // Blocks of 8 steps; output k takes a block only where its window
+      // (steps 32k .. 32k + 2R) meets it, a branch the subgroup takes
+      // together: a pixel up to 7 steps past a window meets a zero weight
+      // (as on the other paths; 0 · inf is NaN), never one further.
+      const int blocks = min(kStrideChunk, kStrideSteps - c0 + 7) / 8;
+      [[dont_unroll]] for (int j = 0; j < blocks; ++j) {
+        const int s0 = c0 + 8 * j;
+        vec4 v[8];
+        [[unroll]] for (int u = 0; u < 8; ++u) v[u] = FetchDirect(s0 + u);
+        [[unroll]] for (int k = 0; k < kOutputs; ++k) {
+          if (s0 + 7 >= 32 * k && s0 <= 32 * k + 2 * kRadius) {
+            const int w4 = (k * kStrideChunk + 8 * j) / 4;
+            const vec4 wa = strided_weights[w4], wb = strided_weights[w4 + 1];
+            acc[k] += wa.x * v[0];
+            acc[k] += wa.y * v[1];
+            acc[k] += wa.z * v[2];
+            acc[k] += wa.w * v[3];
+            acc[k] += wb.x * v[4];
+            acc[k] += wb.y * v[5];
+            acc[k] += wb.z * v[6];
+            acc[k] += wb.w * v[7];
+          }
+        }
+      }
+    }
+    [[unroll]] for (int k = 0; k < kOutputs; ++k) {
+      const int o = segment + lane + 32 * k;
+      if (o < int(pc.n)) STORE_PIXEL(dst, base + uint(o) * pc.pixel_stride, acc[k]);
+    }
+    return;
   } else {
     barrier();  // the weights
     line = gl_GlobalInvocationID.x;

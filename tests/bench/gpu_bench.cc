@@ -78,6 +78,9 @@ ABSL_FLAG(int, line_row_group, 0,
 ABSL_FLAG(int, line_column_group, 0,
           "fast's line paths: invocations per column tile (a multiple of 32 and of its columns, "
           "where the tile fits); 0 keeps the plan's (64, or 96 in RGBA32F up to r = 128)");
+ABSL_FLAG(int, strided_rows_from_radius, 0,
+          "fast's line paths: rows from this radius on take the strided path (lanes along the "
+          "row, outputs 32 px apart) even where a segment fits; 0 keeps the plan's");
 ABSL_FLAG(double, min_psnr_db, 0,
           "the blur's min_psnr_db, what the request allows (sweeps too): 0 float rounding "
           "only; > 0 also an approximation stating at least this PSNR (auto may choose one, "
@@ -406,6 +409,10 @@ int Main() {
     };
     passes::SetFastLineGroups(group(absl::GetFlag(FLAGS_line_row_group), "line_row_group"),
                               group(absl::GetFlag(FLAGS_line_column_group), "line_column_group"));
+  }
+  if (const int from = absl::GetFlag(FLAGS_strided_rows_from_radius); from != 0) {
+    if (from < 0) Fail(absl::InvalidArgumentError("--strided_rows_from_radius: > 0, or 0"));
+    passes::SetFastStridedRowsFrom(static_cast<uint32_t>(from));
   }
   if (const int blocks = absl::GetFlag(FLAGS_tiled_temp_max_blocks); blocks >= 0) {
     passes::SetFastTiledTempMaxBlocks(static_cast<uint32_t>(blocks));

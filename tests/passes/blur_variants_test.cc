@@ -294,13 +294,13 @@ TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
   }
 }
 
-// fast's rows in segments of 32 invocations where the plan's 64 and the
-// halo do not fit the shared memory (lavapipe's 32 KB: RGBA32F from r ~ 600;
-// 48 KB GPUs at r = 1024): lines of several segments, the last partial,
-// every border, one axis and both. The test asks the plan which kernel runs
-// and says so: on a device with more shared memory the rows may still fit
-// the 64 (then the test checks those).
-TEST_F(BlurVariantsTest, FastRowsInHalfSegmentsMatchReference) {
+// fast's rows where no segment fits the shared memory (lavapipe's 32 KB:
+// RGBA32F from r ~ 600; 48 KB GPUs from r ~ 1000): the strided rows, at the
+// plan's own choice (FastStridedRowsMatchReference forces them at small
+// radii), lines of several segments, the last partial, every border, one
+// axis and both. The test prints which kernel the plan took; on a device
+// with more shared memory the segments may still fit (then it checks those).
+TEST_F(BlurVariantsTest, FastRowsBeyondTheSegmentsMatchReference) {
   const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
   const int radius = caps.max_compute_shared_memory_bytes <= (32 << 10) ? 650 : 1024;
   passes::BlurConfig config;
@@ -317,7 +317,7 @@ TEST_F(BlurVariantsTest, FastRowsInHalfSegmentsMatchReference) {
   std::printf("%s, RGBA32F r = %d: %s\n", caps.name.c_str(), radius,
               prepared.steps[0].details.c_str());
   if (caps.max_compute_shared_memory_bytes <= (48 << 10)) {
-    EXPECT_THAT(prepared.steps[0].details, ::testing::HasSubstr("row segments of 256 px"));
+    EXPECT_THAT(prepared.steps[0].details, ::testing::HasSubstr("32 invocations along 256 px"));
   }
   uint32_t seed = 1800;
   for (int b = 0; b < 4; ++b) {
@@ -328,6 +328,81 @@ TEST_F(BlurVariantsTest, FastRowsInHalfSegmentsMatchReference) {
     c.max_taps = 2 * radius + 1;
     CheckAgainstReference(c, seed++);
   }
+}
+
+// fast's strided rows (lanes along the row, outputs 32 px apart), which the
+// plan takes where no segment fits (RGBA32F beyond r ~ 1100 on 48 KB),
+// forced here from every radius (passes::SetFastStridedRowsFrom): lines of
+// several segments of 256 px and the last partial, lines shorter than one
+// segment and than the window, the window's blocks of 8 steps meeting the
+// 32-px offsets at several phases (r = 9, 40, 300), every border, both
+// formats, one axis and both.
+TEST_F(BlurVariantsTest, FastStridedRowsMatchReference) {
+  const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
+  struct Restore {
+    ~Restore() { passes::SetFastStridedRowsFrom(std::nullopt); }
+  } restore;
+  passes::SetFastStridedRowsFrom(1);
+  uint32_t seed = 1900;
+  for (auto [w, h] : {std::pair{1100, 3}, std::pair{37, 5}}) {
+    for (int radius : {9, 40, 300}) {
+      for (int b = 0; b < 4; ++b) {
+        Case c{"fast", w, h, radius};
+        c.border = kBorders[b];
+        c.axes = b == 1 ? "both" : "horizontal";
+        c.working = (b + radius) % 2 ? PixelFormat::kRgba32F : PixelFormat::kRgba16F;
+        c.max_taps = 2 * 300 + 1;
+        CheckAgainstReference(c, seed++);
+      }
+    }
+  }
+  {
+    // An inf at x = 500 of row 1 (channel 0): outputs within the radius of
+    // it are not finite in that channel; up to 7 beyond they may be (a
+    // block of 8 steps reads up to 7 pixels past a window under zero
+    // weights, 0 · inf is NaN); every other output matches the reference.
+    Case c{"fast", 1100, 3, 40};
+    c.working = PixelFormat::kRgba32F;
+    c.axes = "horizontal";
+    c.border = "zero";
+    SCOPED_TRACE(c.Name());
+    std::mt19937 seeded(79);
+    ImageD image{c.width, c.height, std::vector<double>(size_t(c.width) * c.height * 4)};
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (double& v : image.v) v = unit(seeded);
+    const size_t at = (size_t(1) * c.width + 500) * 4;
+    image.v[at] = INFINITY;
+    const absl::StatusOr<ImageD> got = Blur(c, image);
+    ASSERT_TRUE(got.ok()) << got.status();
+    image.v[at] = 0;
+    const ImageD want = Reference(c, testing::EncodeClient(image, PixelFormat::kRgba32F));
+    int failures = 0;
+    for (size_t i = 0; i < want.v.size(); ++i) {
+      const int x = int(i / 4 % c.width), y = int(i / 4 / c.width);
+      const int from = y != 1 || i % 4 != 0 ? 1 << 20 : std::abs(x - 500);
+      const bool close = std::abs(got->v[i] - want.v[i]) <= Tolerance(c);
+      const bool ok = from <= c.radius       ? !std::isfinite(got->v[i])
+                      : from <= c.radius + 7 ? !std::isfinite(got->v[i]) || close
+                                             : close;
+      if (!ok && ++failures <= 5) {
+        ADD_FAILURE() << "pixel (" << x << ", " << y << ") channel " << i % 4 << ": got "
+                      << got->v[i] << ", want " << (from <= c.radius ? "not finite" : "finite");
+      }
+    }
+  }
+  // The plan took the strided rows (RGBA32F: no matrix units on any device).
+  passes::BlurConfig config;
+  config.radius = 40;
+  config.sigma = 20;
+  config.axes = "horizontal";
+  config.extent = {1100, 3};
+  config.working = PixelFormat::kRgba32F;
+  config.caps = caps;
+  graph::PassPlan plan;
+  passes::BlurPrepared prepared;
+  ASSERT_TRUE(passes::FindBlurVariant("fast")->Plan(config, plan, prepared).ok());
+  ASSERT_EQ(prepared.steps.size(), 1u);
+  EXPECT_THAT(prepared.steps[0].details, ::testing::HasSubstr("32 invocations along 256 px"));
 }
 
 // fast's streamed matrix kernel (RGBA16F, r <= 112 here; beyond, the

@@ -1265,10 +1265,11 @@ TEST(FastPlan, EveryKernelTakesTheBorderModeAsASpecializationConstant) {
 }
 
 // Rows whose segment of the plan's 64 invocations and halo does not fit the
-// shared memory take segments of 32 (RGBA32F on 48 KB: r = 1024 needs 50 KB
-// with 64, 45 KB with 32), and are read directly only where neither fits;
-// a plan that fits with 64 keeps it.
-TEST(FastRowPlan, RowsTakeHalfSegmentsWhereThePlansDoNotFit) {
+// shared memory (RGBA32F on 48 KB: r = 1024 needs 50 KB) take the strided
+// rows (lanes along the row, 512 px a workgroup), not lines read one per
+// invocation; a plan that fits keeps its segments, and so does a benchmark
+// override of the group where it fits.
+TEST(FastRowPlan, RowsTakeTheStridedPathWhereNoSegmentFits) {
   gpu::DeviceCaps no_matrix = MatrixCaps();
   no_matrix.f16_matrix_product_16 = false;
   const auto rows = [&](int radius) {
@@ -1276,21 +1277,24 @@ TEST(FastRowPlan, RowsTakeHalfSegmentsWhereThePlansDoNotFit) {
     EXPECT_EQ(p.prepared.steps.size(), 2u);
     return p.prepared.steps.empty() ? passes::StepKernel() : p.prepared.steps[0];
   };
-  const passes::StepKernel r512 = rows(512), r1024 = rows(1024), r1200 = rows(1200);
-  EXPECT_THAT(r512.details, testing::HasSubstr("row segments of 512 px + halo 2x512"));
-  EXPECT_EQ(r512.spec.values[0], 64u);
-  EXPECT_THAT(r1024.details, testing::HasSubstr("row segments of 256 px + halo 2x1024"));
-  EXPECT_EQ(r1024.spec.values[0], 32u);
-  EXPECT_EQ(r1024.spec.values[2], 0u);  // the shader's path 0
-  EXPECT_EQ(r1024.groups_x, (1920u + 255) / 256);
-  EXPECT_EQ(r1024.groups_y, 1080u);
-  EXPECT_THAT(r1200.details, testing::HasSubstr("rows read directly"));
-  // The largest group the plan halves to still counts a whole subgroup:
-  // an override of 96 that does not fit is not halved to 48.
-  passes::SetFastLineGroups(96u, std::nullopt);
-  const passes::StepKernel r1024_96 = rows(1024);
+  const passes::StepKernel r768 = rows(768), r1024 = rows(1024), r4096 = rows(4096);
+  EXPECT_THAT(r768.details, testing::HasSubstr("row segments of 512 px + halo 2x768"));
+  EXPECT_EQ(r768.spec.values[0], 64u);
+  for (const passes::StepKernel& k : {r1024, r4096}) {
+    EXPECT_THAT(k.details, testing::HasSubstr("rows read directly, 32 invocations along 256 px"));
+    EXPECT_EQ(k.spec.values[0], 64u);
+    EXPECT_EQ(k.spec.values[2], 3u);  // the shader's path 3
+    EXPECT_EQ(k.groups_x, (1920u + 511) / 512);
+    EXPECT_EQ(k.groups_y, 1080u);
+  }
+  passes::SetFastLineGroups(32u, std::nullopt);  // 256 px + halo: 45 KB at r = 1024
+  const passes::StepKernel r1024_32 = rows(1024);
+  passes::SetFastStridedRowsFrom(64u);
+  const passes::StepKernel r64_strided = rows(64);
+  passes::SetFastStridedRowsFrom(std::nullopt);
   passes::SetFastLineGroups(std::nullopt, std::nullopt);
-  EXPECT_THAT(r1024_96.details, testing::HasSubstr("rows read directly"));
+  EXPECT_THAT(r1024_32.details, testing::HasSubstr("row segments of 256 px + halo 2x1024"));
+  EXPECT_THAT(r64_strided.details, testing::HasSubstr("32 invocations along"));
 }
 
 }  // namespace
