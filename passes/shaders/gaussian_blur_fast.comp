@@ -109,14 +109,16 @@ vec4 Direct(uint base, int i) {
 const int kPad = 2 * kOutputs;
 const int kWeightBase = kRadius + kPad + 3;
 const int kWeightVecs = (2 * (kRadius + kPad) + 1 + 3 + 3) / 4;
-shared vec4 weight_pad[kPath == 3 ? 1 : kWeightVecs];  // path 3 holds its own
-
-// Path 3: the weights of steps c0 .. c0 + kStrideChunk − 1 for each of the
-// kOutputs outputs, output k's at k·kStrideChunk (step s reads pixel
-// segment + lane − R + s, tap s − R − 32k of output k), vec4s of 4 steps.
+// Path 3 holds other weights in the same array (strided_weights): those of
+// steps c0 .. c0 + kStrideChunk − 1 for each of the kOutputs outputs,
+// output k's at k·kStrideChunk (step s reads pixel segment + lane − R + s,
+// tap s − R − 32k of output k), vec4s of 4 steps. One array, so that no
+// path declares shared memory it does not use (the host counts each
+// path's exactly).
 const int kStrideChunk = 256;
 const int kStrideSteps = 2 * kRadius + 32 * (kOutputs - 1) + 1;
-shared vec4 strided_weights[kPath == 3 ? kOutputs * kStrideChunk / 4 : 1];
+shared vec4 weight_pad[kPath == 3 ? kOutputs * kStrideChunk / 4 : kWeightVecs];
+#define strided_weights weight_pad
 
 // Block b: window pixels t0 = b·kOutputs .. t0 + kOutputs − 1 against the
 // kOutputs outputs:
