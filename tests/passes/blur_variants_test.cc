@@ -186,16 +186,18 @@ const char* const kBorders[] = {"clamp", "mirror", "wrap", "zero"};
 
 class BlurVariantsTest : public testing::GpuTest {};
 
-// fast's plan for a w x h RGBA16F image on `caps` (σ = radius / 2).
+// fast's plan for a w x h image on `caps` (σ = radius / 2), RGBA16F unless
+// said.
 passes::BlurPrepared FastPlan(const gpu::DeviceCaps& caps, int radius, int w, int h,
-                              const std::string& axes) {
+                              const std::string& axes,
+                              PixelFormat working = PixelFormat::kRgba16F) {
   passes::BlurConfig config;
   config.pass_name = "blur";
   config.radius = radius;
   config.sigma = radius / 2.0;
   config.axes = axes;
   config.extent = {uint32_t(w), uint32_t(h)};
-  config.working = PixelFormat::kRgba16F;
+  config.working = working;
   config.caps = caps;
   graph::PassPlan plan;
   passes::BlurPrepared prepared;
@@ -303,16 +305,8 @@ TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
 TEST_F(BlurVariantsTest, FastRowsBeyondTheSegmentsMatchReference) {
   const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
   const int radius = caps.max_compute_shared_memory_bytes <= (32 << 10) ? 650 : 1024;
-  passes::BlurConfig config;
-  config.radius = radius;
-  config.sigma = radius / 2.0;
-  config.axes = "horizontal";
-  config.extent = {1100, 3};
-  config.working = PixelFormat::kRgba32F;
-  config.caps = caps;
-  graph::PassPlan plan;
-  passes::BlurPrepared prepared;
-  ASSERT_TRUE(passes::FindBlurVariant("fast")->Plan(config, plan, prepared).ok());
+  const passes::BlurPrepared prepared =
+      FastPlan(caps, radius, 1100, 3, "horizontal", PixelFormat::kRgba32F);
   ASSERT_EQ(prepared.steps.size(), 1u);
   std::printf("%s, RGBA32F r = %d: %s\n", caps.name.c_str(), radius,
               prepared.steps[0].details.c_str());
@@ -391,16 +385,8 @@ TEST_F(BlurVariantsTest, FastStridedRowsMatchReference) {
     }
   }
   // The plan took the strided rows (RGBA32F: no matrix units on any device).
-  passes::BlurConfig config;
-  config.radius = 40;
-  config.sigma = 20;
-  config.axes = "horizontal";
-  config.extent = {1100, 3};
-  config.working = PixelFormat::kRgba32F;
-  config.caps = caps;
-  graph::PassPlan plan;
-  passes::BlurPrepared prepared;
-  ASSERT_TRUE(passes::FindBlurVariant("fast")->Plan(config, plan, prepared).ok());
+  const passes::BlurPrepared prepared =
+      FastPlan(caps, 40, 1100, 3, "horizontal", PixelFormat::kRgba32F);
   ASSERT_EQ(prepared.steps.size(), 1u);
   EXPECT_THAT(prepared.steps[0].details, ::testing::HasSubstr("32 invocations along 256 px"));
 }
