@@ -1147,12 +1147,12 @@ class FastBlur final : public BlurVariant {
       StepKernel k;
       k.layout = a.layout;
       const uint32_t radius = static_cast<uint32_t>(config.radius);
-      const bool rows_along = a.layout.in_pixel_stride == 1;
+      // Rows: segments in shared memory where they fit, else strided.
       std::optional<StepKernel> rows;
-      if (rows_along && !StridedRowsFrom(radius)) {
-        rows = PlanRowSegments(config, a.layout, shared_pixels);
+      if (a.layout.in_pixel_stride == 1) {
+        if (!StridedRowsFrom(radius)) rows = PlanRowSegments(config, a.layout, shared_pixels);
+        if (!rows) rows = PlanStridedRows(config, a.layout, pixel_bytes);
       }
-      if (!rows && rows_along) rows = PlanStridedRows(config, a.layout, pixel_bytes);
       if (rows) {
         k = *rows;
       } else if (std::optional<StepKernel> tiles =
