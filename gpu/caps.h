@@ -43,6 +43,12 @@ struct DeviceCaps {
   // Pipelines are created with their statistics captured
   // (DeviceOptions::pipeline_statistics and VK_KHR_pipeline_executable_properties).
   bool pipeline_statistics = false;
+  // Shaders may read the clocks (VK_KHR_shader_clock: the subgroup's and the
+  // device's) and, with sm_builtins, which multiprocessor runs them
+  // (VK_NV_shader_sm_builtins): enabled on request (DeviceOptions::
+  // shader_clock) where present, for rgfx-gpu-bench --phase_clock.
+  bool shader_clock = false;
+  bool sm_builtins = false;
 
   // Timestamps on the compute queue; false means timings are "unsupported"
   // rather than zeros.

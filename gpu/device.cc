@@ -194,12 +194,28 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(Instance& instance,
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fexecutable{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  VkPhysicalDeviceShaderClockFeaturesKHR fclock{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
+  VkPhysicalDeviceShaderSMBuiltinsFeaturesNV fsm{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_FEATURES_NV};
+  const bool clock_extension =
+      options.shader_clock && HasExtension(physical, VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
+  const bool sm_builtins_extension = clock_extension && sm_extension;
   const bool matrix_extension = HasExtension(physical, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   const bool executable_extension =
       HasExtension(physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   f11.pNext = &f12;
   f12.pNext = &fexecutable;
   if (matrix_extension) fexecutable.pNext = &fmatrix;
+  // Only the structures of extensions the device has join the chain.
+  if (clock_extension) {
+    fclock.pNext = f11.pNext;
+    f11.pNext = &fclock;
+  }
+  if (sm_builtins_extension) {
+    fsm.pNext = f11.pNext;
+    f11.pNext = &fsm;
+  }
   VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   supported.pNext = &f11;
   vkGetPhysicalDeviceFeatures2(physical, &supported);
@@ -218,6 +234,8 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(Instance& instance,
                                HasF16MatrixProduct16(physical);
   caps.pipeline_statistics = options.pipeline_statistics && executable_extension &&
                              fexecutable.pipelineExecutableInfo;
+  caps.shader_clock = clock_extension && fclock.shaderSubgroupClock && fclock.shaderDeviceClock;
+  caps.sm_builtins = caps.shader_clock && sm_builtins_extension && fsm.shaderSMBuiltins;
 
   VkPhysicalDeviceVulkan11Features en11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   VkPhysicalDeviceVulkan12Features en12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
@@ -245,7 +263,25 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(Instance& instance,
   }
   if (caps.pipeline_statistics) {
     *next = &enexecutable;
+    next = &enexecutable.pNext;
     extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  }
+  VkPhysicalDeviceShaderClockFeaturesKHR enclock{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
+  VkPhysicalDeviceShaderSMBuiltinsFeaturesNV ensm{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_FEATURES_NV};
+  if (caps.shader_clock) {
+    enclock.shaderSubgroupClock = VK_TRUE;
+    enclock.shaderDeviceClock = VK_TRUE;
+    *next = &enclock;
+    next = &enclock.pNext;
+    extensions.push_back(VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
+  }
+  if (caps.sm_builtins) {
+    ensm.shaderSMBuiltins = VK_TRUE;
+    *next = &ensm;
+    next = &ensm.pNext;
+    extensions.push_back(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
   }
 
   const float priority = 1.0f;

@@ -28,6 +28,10 @@ struct DeviceOptions {
   // benchmarks; off by default, since capturing them may bypass the
   // driver's own shader caching.
   bool pipeline_statistics = false;
+  // Enable the shader clocks and the multiprocessor builtins where present
+  // (DeviceCaps::shader_clock, sm_builtins), for benchmarks that time a
+  // kernel's phases from inside it; off by default.
+  bool shader_clock = false;
 };
 
 // What ChooseDevice picks among: every physical device of `instance`.

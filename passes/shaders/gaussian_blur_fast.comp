@@ -33,6 +33,53 @@
 #include "working_format.glsl"
 #include "border.glsl"
 
+// PHASE_CLOCK (benchmarks only: rgfx-gpu-bench --phase_clock): invocation 0
+// of each workgroup reads the clock at the kernel's phase boundaries and
+// writes a record of three texels at phase_records[3 · workgroup]:
+//   (multiprocessor, start clock >> 16, start clock & 0xffff, 1),
+//   (realtime start >> 16, & 0xffff, realtime end >> 16, & 0xffff),
+//   (staged, computed, outputs staged, end): clocks after the start,
+// each an integer below 2^24, so that it passes through an RGBA32F image
+// exactly (0: the path has no such phase). The clock is the subgroup's
+// (the multiprocessor's on NVIDIA, in cycles), the realtime one the
+// device's. SM_BUILTINS: the multiprocessor from GL_NV_shader_sm_builtins
+// (0 without).
+#ifdef PHASE_CLOCK
+#extension GL_ARB_shader_clock : require
+#extension GL_EXT_shader_realtime_clock : require
+#ifdef SM_BUILTINS
+#extension GL_NV_shader_sm_builtins : require
+#define PHASE_MULTIPROCESSOR float(gl_SMIDNV)
+#else
+#define PHASE_MULTIPROCESSOR 0.0
+#endif
+layout(std430, binding = 3) writeonly buffer PhaseRecords { vec4 phase_records[]; };
+uint phase_start, phase_realtime, phase_staged, phase_computed, phase_outputs;
+#define PHASE_START()                        \
+  phase_start = clock2x32ARB().x;            \
+  phase_realtime = clockRealtime2x32EXT().x; \
+  phase_staged = 0u;                         \
+  phase_computed = 0u;                       \
+  phase_outputs = 0u;
+#define PHASE_MARK(VAR) VAR = clock2x32ARB().x - phase_start;
+#define PHASE_BITS(V) float((V) >> 16), float((V) & 0xffffu)
+#define PHASE_AFTER(V) float(min(V, 0xffffffu))
+#define PHASE_END()                                                                       \
+  if (gl_LocalInvocationIndex == 0u) {                                                    \
+    const uint end_ = clock2x32ARB().x - phase_start;                                     \
+    const uint realtime_end_ = clockRealtime2x32EXT().x;                                  \
+    const uint at_ = 3u * (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);    \
+    phase_records[at_] = vec4(PHASE_MULTIPROCESSOR, PHASE_BITS(phase_start), 1.0);        \
+    phase_records[at_ + 1u] = vec4(PHASE_BITS(phase_realtime), PHASE_BITS(realtime_end_)); \
+    phase_records[at_ + 2u] = vec4(PHASE_AFTER(phase_staged), PHASE_AFTER(phase_computed), \
+                                   PHASE_AFTER(phase_outputs), PHASE_AFTER(end_));         \
+  }
+#else
+#define PHASE_START()
+#define PHASE_MARK(VAR)
+#define PHASE_END()
+#endif
+
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const int kRadius = 0;
 layout(constant_id = 2) const int kPath = 0;
@@ -156,6 +203,7 @@ int line_first;
 vec4 FetchDirect(int t) { return Direct(line_base, line_first - kRadius + t); }
 
 void main() {
+  PHASE_START()
   for (int e = int(gl_LocalInvocationIndex); kPath != 3 && e < 4 * kWeightVecs;
        e += int(gl_WorkGroupSize.x)) {
     const int k = abs(e - kWeightBase);
@@ -185,6 +233,7 @@ void main() {
       if (j < kCapacity) tile[Swizzle(j)] = loaded[u];
     }
     barrier();
+    PHASE_MARK(phase_staged)
     first = start + int(gl_LocalInvocationIndex) * kOutputs;
     // Window pixel b·kOutputs + u of this invocation is segment pixel
     // first − start + b·kOutputs + u, a multiple of kOutputs plus u: stored
@@ -200,6 +249,7 @@ void main() {
         PRODUCTS(b, kOutputs, v[u % kOutputs] = Unpack(tile[u * kStride + row0 + b]))
       }
     }
+    PHASE_MARK(phase_computed)
     // The outputs leave through the tile: stored straight from registers,
     // a subgroup's store would write one pixel in every kOutputs (32 pieces
     // of memory); read back in segment order, it writes 32 consecutive
@@ -209,10 +259,12 @@ void main() {
       STORE_PIXEL(tile, j * kStride + row0, acc[j]);
     }
     barrier();
+    PHASE_MARK(phase_outputs)
     [[unroll]] for (int u = 0; u < kOutputs; ++u) {
       const int j = int(gl_LocalInvocationIndex) + u * int(gl_WorkGroupSize.x);
       if (start + j < int(pc.n)) dst[base + uint(start + j) * pc.pixel_stride] = tile[Swizzle(j)];
     }
+    PHASE_END()
     return;
   } else if (kPath == 2) {
     const int start = int(gl_WorkGroupID.y) * kSpan;
@@ -239,6 +291,7 @@ void main() {
       if (e < rows * kColumns) tile[Padded(e / kColumns, e % kColumns)] = loaded[u];
     }
     barrier();
+    PHASE_MARK(phase_staged)
     const int c = int(gl_LocalInvocationIndex) % kColumns;
     const int run = int(gl_LocalInvocationIndex) / kColumns;
     line = uint(column0 + c);
@@ -253,6 +306,7 @@ void main() {
       PRODUCTS(b, kOutputs,
                v[u % kOutputs] = Unpack(tile[entry0 + b * (kOutputs + 1) * kColumns + u * kColumns]))
     }
+    PHASE_MARK(phase_computed)
   } else if (kPath == 3) {
     const int lane = int(gl_LocalInvocationIndex) % 32;
     const int segment = (int(gl_WorkGroupID.x) * (int(gl_WorkGroupSize.x) / 32) +
@@ -298,6 +352,7 @@ void main() {
       const int o = segment + lane + 32 * k;
       if (o < int(pc.n)) STORE_PIXEL(dst, base + uint(o) * pc.pixel_stride, acc[k]);
     }
+    PHASE_END()
     return;
   } else {
     barrier();  // the weights
@@ -317,4 +372,5 @@ void main() {
   for (int j = 0; j < kOutputs; ++j) {
     if (first + j < int(pc.n)) STORE_PIXEL(dst, base + uint(first + j) * pc.pixel_stride, acc[j]);
   }
+  PHASE_END()
 }

@@ -5,8 +5,11 @@
 // floor from the multiply-add rate measured with `fma_probe`
 // (tests/bench/fma_probe.h). Prints figures; asserts nothing.
 #include <algorithm>
+#include <any>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <random>
@@ -27,11 +30,13 @@
 #include "gpu/pipeline_cache.h"
 #include "graph/compile.h"
 #include "graph/executor.h"
+#include "passes/blur_variants/blur_variant.h"
 #include "passes/blur_variants/fast.h"
 #include "passes/blur_variants/large_radius.h"
 #include "passes/builtin_passes.h"
 #include "passes/gaussian_blur.h"
 #include "tests/bench/fma_probe.h"
+#include "tests/bench/phase_clock.h"
 
 ABSL_FLAG(std::string, device, "", "device index or name substring (default: automatic)");
 ABSL_FLAG(int, width, 1920, "image width in pixels");
@@ -111,6 +116,13 @@ ABSL_FLAG(std::string, sweep_stream_shapes, "",
           "sweep: each point also once per shape of fast's streamed matrix kernel in this "
           "comma-separated list (see --stream_shape; 'plan' is the plan's own), the variant "
           "column then reading e.g. fast@24:2:2:1");
+ABSL_FLAG(bool, phase_clock, false,
+          "instead of timing: run fast's fp32 line kernel (RGBA32F, --width, --height, "
+          "--radius) with its phases clocked from inside it and print where each workgroup's "
+          "time goes and what the workgroups sharing a multiprocessor do at once "
+          "(tests/bench/phase_clock.h); needs VK_KHR_shader_clock");
+ABSL_FLAG(std::string, phase_clock_csv, "",
+          "--phase_clock: also write every workgroup's record here");
 ABSL_FLAG(double, fma_per_ns, 0,
           "the device's fp32 multiply-add rate for the arithmetic floor, in FMA per ns; 0: "
           "measured in the run (fma_probe: independent vec4 fma() chains in a compute shader)");
@@ -205,6 +217,97 @@ void PrintPipelines(const gpu::PipelineCache& pipelines, size_t from) {
     std::printf("pipeline: %s spec [%s]: %s\n", reports[i].shader.c_str(),
                 absl::StrJoin(reports[i].spec, ",").c_str(),
                 absl::StrJoin(reports[i].statistics, ", ").c_str());
+  }
+}
+
+// --phase_clock: the clocked line kernel over one random image, after
+// --warmup_ms of the same graph (sustained clocks), --repeats times in the
+// last submission (the records are the last repetition's). Its blur must
+// equal gaussian_blur's `fast` bit for bit: the clocks must change nothing.
+void PhaseClock(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
+                graph::Executor& executor, const graph::CompileLimits& limits) {
+  using graph::AlphaMode;
+  using graph::ColorSpace;
+  using graph::PixelFormat;
+  if (absl::GetFlag(FLAGS_working_format) != "rgba32f") {
+    Fail(absl::InvalidArgumentError("--phase_clock clocks the fp32 line kernel: --working_format rgba32f"));
+  }
+  const uint32_t w = absl::GetFlag(FLAGS_width), h = absl::GetFlag(FLAGS_height);
+  const int64_t radius = absl::GetFlag(FLAGS_radius);
+  const graph::OutputDesc raw{"", PixelFormat::kRgba32F, ColorSpace::kLinear, AlphaMode::kPremultiplied};
+  auto output = [&](const char* name) {
+    graph::OutputDesc o = raw;
+    o.name = name;
+    return o;
+  };
+  graph::GraphDesc clocked;
+  clocked.working_format = PixelFormat::kRgba32F;
+  clocked.inputs.push_back({"in", {w, h}, PixelFormat::kRgba8, ColorSpace::kLinear, AlphaMode::kPremultiplied});
+  graph::GraphDesc plain = clocked;
+  graph::PassDesc pass{"blur", "fast_phase_clock", {"in"}, {"out", "records_h", "records_v"}, {}};
+  pass.params.Set("radius", radius);
+  clocked.passes.push_back(pass);
+  clocked.outputs = {output("out"), output("records_h"), output("records_v")};
+  graph::PassDesc blur{"blur", "gaussian_blur", {"in"}, {"out"}, {}};
+  blur.params.Set("radius", radius);
+  blur.params.Set("variant", std::string("fast"));
+  plain.passes.push_back(blur);
+  plain.outputs = {output("out")};
+  auto compiled = OrDie(graph::Compile(clocked, registry, caps, limits));
+  auto compiled_plain = OrDie(graph::Compile(plain, registry, caps, limits));
+  const std::vector<std::byte>& image = RandomInputs(uint64_t{w} * h * 4)[0];
+  auto fill = [&](int, std::span<std::byte> dst) {
+    std::copy(image.begin(), image.end(), dst.begin());
+    return absl::OkStatus();
+  };
+  std::vector<std::vector<std::byte>> got(3);
+  auto keep = [&](int i, std::span<const std::byte> src) {
+    got.at(i).assign(src.begin(), src.end());
+    return absl::OkStatus();
+  };
+  OrDie(executor.Run(*compiled_plain, fill, keep, absl::Seconds(120)));
+  const std::vector<std::byte> want = got[0];
+  const auto warm_until =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(absl::GetFlag(FLAGS_warmup_ms));
+  do {
+    OrDie(executor.Run(*compiled, fill, keep, absl::Seconds(120), absl::GetFlag(FLAGS_repeats)));
+  } while (std::chrono::steady_clock::now() < warm_until);
+  if (got[0] != want) {
+    Fail(absl::InternalError("--phase_clock: the clocked kernel's blur differs from gaussian_blur's"));
+  }
+  const graph::CompiledPass* clock_pass = nullptr;
+  for (const auto& p : compiled->passes) {
+    if (p.type == "fast_phase_clock") clock_pass = &p;
+  }
+  const auto& prepared = std::any_cast<const passes::BlurPrepared&>(clock_pass->plan.prepared);
+  std::printf("phase clock: %ux%u RGBA32F, fast r = %lld on %s (%s)\n", w, h,
+              static_cast<long long>(radius), caps.name.c_str(),
+              caps.sm_builtins ? "multiprocessors numbered" : "no multiprocessor numbers");
+  std::ofstream csv;
+  if (!absl::GetFlag(FLAGS_phase_clock_csv).empty()) {
+    csv.open(absl::GetFlag(FLAGS_phase_clock_csv));
+    csv << "step,workgroup,multiprocessor,start,realtime_start,realtime_end,staged,computed,"
+           "outputs,end\n";
+  }
+  for (int step = 0; step < 2; ++step) {
+    const passes::StepKernel& k = prepared.steps[step];
+    const std::vector<std::byte>& bytes = got[1 + step];
+    std::vector<float> texels(bytes.size() / sizeof(float));
+    std::memcpy(texels.data(), bytes.data(), texels.size() * sizeof(float));
+    const std::vector<bench::PhaseRecord> records =
+        OrDie(bench::DecodePhaseRecords(texels, uint64_t{k.groups_x} * k.groups_y));
+    const std::string label = clock_pass->plan.steps[step].label;
+    std::printf("%s: %s\n  %s\n", label.c_str(), k.details.c_str(),
+                bench::FormatPhaseSummary(bench::SummarizePhases(records)).c_str());
+    for (size_t i = 0; csv.is_open() && i < records.size(); ++i) {
+      const bench::PhaseRecord& r = records[i];
+      csv << absl::StrJoin({label, absl::StrCat(i), absl::StrCat(r.multiprocessor),
+                            absl::StrCat(r.start), absl::StrCat(r.realtime_start),
+                            absl::StrCat(r.realtime_end), absl::StrCat(r.staged),
+                            absl::StrCat(r.computed), absl::StrCat(r.outputs), absl::StrCat(r.end)},
+                           ",")
+          << "\n";
+    }
   }
 }
 
@@ -424,11 +527,12 @@ int Main() {
   auto instance = OrDie(gpu::Instance::Create({.validation = absl::GetFlag(FLAGS_validation)}));
   auto device = OrDie(gpu::Device::Create(
       *instance, {absl::GetFlag(FLAGS_device), absl::GetFlag(FLAGS_matrix_units),
-                  absl::GetFlag(FLAGS_pipeline_statistics)}));
+                  absl::GetFlag(FLAGS_pipeline_statistics), absl::GetFlag(FLAGS_phase_clock)}));
   auto pipelines = OrDie(gpu::PipelineCache::Create(*device));
   graph::PassRegistry registry;
   passes::RegisterBuiltinPasses(registry);
   registry.Register(bench::MakeFmaProbePass());
+  registry.Register(bench::MakeFastPhaseClockPass());
   auto executor = OrDie(graph::Executor::Create(*device, *pipelines));
   const auto working = graph::ParsePixelFormat(absl::GetFlag(FLAGS_working_format));
   if (!working || !graph::IsWorkingFormat(*working)) {
@@ -438,6 +542,11 @@ int Main() {
   std::printf("device: %s\n", device->Describe().c_str());
   graph::CompileLimits limits;
   limits.max_pixels = 1ull << 30;
+
+  if (absl::GetFlag(FLAGS_phase_clock)) {
+    PhaseClock(registry, caps, *executor, limits);
+    return 0;
+  }
 
   // The floor: copy an RGBA32F image (16-byte loads and stores, the widest
   // per-invocation access) of up to 256 MiB, or the largest the device can

@@ -1,0 +1,78 @@
+// rgfx-gpu-bench --phase_clock: where the time of `fast`'s fp32 line kernel
+// goes, read from inside it. NVIDIA's driver offers no hardware counters
+// through Vulkan (no VK_KHR_performance_query), but shaders may read clocks
+// (VK_KHR_shader_clock) and which multiprocessor runs them
+// (VK_NV_shader_sm_builtins). A build of gaussian_blur_fast.comp with
+// PHASE_CLOCK has invocation 0 of every workgroup record its multiprocessor
+// and the clock when it starts, when its segment is staged, when its own
+// products are done, when the outputs are staged and when it ends; this file
+// turns those records into how long each phase takes and what the
+// workgroups sharing a multiprocessor were doing at the same time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "graph/pass_type.h"
+
+namespace rgfx::bench {
+
+// A pass only the GPU benchmark registers: "fast_phase_clock" plans exactly
+// as gaussian_blur's `fast` variant does in RGBA32F (both axes, clamp, the
+// `radius` parameter, sigma = radius / 2) and runs the clocked build of the
+// line kernel. Outputs: the blurred image, then one records image per step
+// (RGBA32F, kPhaseRecordTexels texels per workgroup, PhaseRecordsExtent).
+// Refuses plans whose steps do not run the line kernel (r <= 6 blurs both
+// axes in one dispatch) and devices without the shader clocks.
+std::unique_ptr<graph::PassType> MakeFastPhaseClockPass();
+
+inline constexpr uint32_t kPhaseRecordTexels = 3;  // must match PHASE_END() in the shader
+// Records images are this many workgroups wide.
+inline constexpr uint32_t kPhaseRecordsPerRow = 32;
+graph::Extent PhaseRecordsExtent(uint64_t workgroups);
+
+// One workgroup's record, decoded. Clocks are the subgroup clock of the
+// multiprocessor (cycles); `realtime_*` the device's realtime clock (low 32
+// bits). A phase the kernel's path does not have reads 0.
+struct PhaseRecord {
+  uint32_t multiprocessor = 0;
+  uint32_t start = 0;  // clock
+  uint32_t realtime_start = 0;
+  uint32_t realtime_end = 0;
+  uint32_t staged = 0;    // clocks after the start: the segment in shared memory
+  uint32_t computed = 0;  // invocation 0's products done
+  uint32_t outputs = 0;   // the outputs staged for coalesced stores
+  uint32_t end = 0;       // the stores issued
+};
+
+// Decodes `workgroups` records from an RGBA32F records image (4 floats a
+// texel); fails where a record was not written or its phases are out of
+// order.
+absl::StatusOr<std::vector<PhaseRecord>> DecodePhaseRecords(std::span<const float> texels,
+                                                            uint64_t workgroups);
+
+struct PhaseSummary {
+  uint64_t workgroups = 0;
+  uint32_t multiprocessors = 0;    // distinct ones seen
+  double cycles_per_ns = 0;        // the clock's rate against the realtime clock (0: unknown)
+  double dispatch_us = 0;          // first start to last end, realtime
+  // Medians over workgroups, µs (cycles / cycles_per_ns): start to staged,
+  // staged to computed, computed to outputs staged, to the end, and in all.
+  double stage_us = 0, compute_us = 0, outputs_us = 0, store_us = 0, total_us = 0;
+  // Per multiprocessor, averaged over its busy time (first start to last
+  // end of its workgroups): workgroups resident, and of those staging,
+  // computing and finishing (outputs and stores); the most resident at
+  // once; the share of its busy time with no workgroup computing.
+  double resident = 0, staging = 0, computing = 0, finishing = 0;
+  uint32_t most_resident = 0;
+  double idle_compute_share = 0;
+  double busy_us = 0;  // median busy span of a multiprocessor
+};
+
+PhaseSummary SummarizePhases(const std::vector<PhaseRecord>& records);
+std::string FormatPhaseSummary(const PhaseSummary& summary);
+
+}  // namespace rgfx::bench
