@@ -176,9 +176,9 @@ shared vec4 weight_pad[kPath == 3 ? kOutputs * kStrideChunk / 4 : kWeightVecs];
 // unroll. The block's pixels come GROUP at a time (kOutputs: all before
 // their products, or 1: each just before its own): LOAD stores window pixel
 // b·kOutputs + u in v[u % GROUP] (a statement in the macro's loop variable u).
-#define PRODUCTS(b, GROUP, LOAD)                                                \
+#define BLOCK_WEIGHTS(b)                                                        \
+  float w[2 * kOutputs];                                                        \
   {                                                                             \
-    float w[2 * kOutputs];                                                      \
     const int e4 = (b) * (kOutputs / 4) + (kOutputs + 4) / 4;                   \
     [[unroll]] for (int q = 0; q < kOutputs / 2; ++q) {                         \
       const vec4 four = weight_pad[e4 + q];                                     \
@@ -187,6 +187,10 @@ shared vec4 weight_pad[kPath == 3 ? kOutputs * kStrideChunk / 4 : kWeightVecs];
       w[4 * q + 2] = four.z;                                                    \
       w[4 * q + 3] = four.w;                                                    \
     }                                                                           \
+  }
+#define PRODUCTS(b, GROUP, LOAD)                                                \
+  {                                                                             \
+    BLOCK_WEIGHTS(b)                                                            \
     [[unroll]] for (int g = 0; g < kOutputs; g += GROUP) {                      \
       vec4 v[GROUP];                                                            \
       [[unroll]] for (int u = g; u < g + GROUP; ++u) LOAD;                      \
@@ -196,6 +200,39 @@ shared vec4 weight_pad[kPath == 3 ? kOutputs * kStrideChunk / 4 : kWeightVecs];
         }                                                                       \
       }                                                                         \
     }                                                                           \
+  }
+// Path 2 (column tiles): block b's products from pixels already in V,
+// while the next block's pixels are read from shared memory into the other
+// array (PIXEL(b, u): window pixel b·kOutputs + u), so each read has a
+// whole block of products to land behind. Reading a block just before its
+// products left every warp waiting on shared memory once a block: the phase
+// clock (rgfx-gpu-bench --phase_clock) showed each warp issuing about once
+// in 4 cycles, and a pass slower the fewer warps computed at once. H200,
+// RGBA32F, vertical pass µs, before -> after: 1080p r = 16 36.4 -> 35.6,
+// r = 64 69.4 -> 66.6, r = 112 109.3 -> 106.5, r = 256 259.6 -> 238.3;
+// 4K r = 64 227.1 -> 218.9 (docs/blur/h200-eighteenth-2026-11-29.txt).
+#define BLOCK_PRODUCTS(b, V)                                                    \
+  {                                                                             \
+    BLOCK_WEIGHTS(b)                                                            \
+    [[unroll]] for (int u = 0; u < kOutputs; ++u) {                             \
+      [[unroll]] for (int j = 0; j < kOutputs; ++j) {                           \
+        acc[j] += w[u - j + kOutputs - 1] * V[u];                               \
+      }                                                                         \
+    }                                                                           \
+  }
+#define LOAD_BLOCK(V, b, PIXEL) \
+  [[unroll]] for (int u = 0; u < kOutputs; ++u) V[u] = PIXEL(b, u);
+#define PIPELINED_PRODUCTS(PIXEL)                                               \
+  {                                                                             \
+    vec4 va[kOutputs], vb[kOutputs];                                            \
+    LOAD_BLOCK(va, 0, PIXEL)                                                    \
+    [[dont_unroll]] for (int b = 0; b + 1 < kBlocks; b += 2) {                  \
+      LOAD_BLOCK(vb, b + 1, PIXEL)                                              \
+      BLOCK_PRODUCTS(b, va)                                                     \
+      LOAD_BLOCK(va, min(b + 2, kBlocks - 1), PIXEL)                            \
+      BLOCK_PRODUCTS(b + 1, vb)                                                 \
+    }                                                                           \
+    if ((kBlocks & 1) != 0) BLOCK_PRODUCTS(kBlocks - 1, va)                     \
   }
 
 uint line_base;
@@ -244,6 +281,9 @@ void main() {
     // products (H100, horizontal pass at r = 64: RGBA32F 87.6 -> 83.3 us,
     // RGBA16F 88.1 -> 76.5, against reading each just before its products).
     // No early return: every invocation reaches the barriers below.
+    // (Rows keep this order: reading the next block during the products,
+    // as the column tiles below do, held 116 registers instead of 88 and
+    // was slower at r = 16-32 and at 4K r = 64 on the H200.)
     if (first < int(pc.n)) {
       [[dont_unroll]] for (int b = 0; b < kBlocks; ++b) {
         PRODUCTS(b, kOutputs, v[u % kOutputs] = Unpack(tile[u * kStride + row0 + b]))
@@ -302,10 +342,8 @@ void main() {
     // rows per block, so block b starts (run + b)·(kOutputs + 1)·kColumns
     // entries in, and pixel u a constant u·kColumns further.
     const int entry0 = run * (kOutputs + 1) * kColumns + c;
-    [[dont_unroll]] for (int b = 0; b < kBlocks; ++b) {
-      PRODUCTS(b, kOutputs,
-               v[u % kOutputs] = Unpack(tile[entry0 + b * (kOutputs + 1) * kColumns + u * kColumns]))
-    }
+#define COLUMN_PIXEL(b, u) Unpack(tile[entry0 + (b) * (kOutputs + 1) * kColumns + (u) * kColumns])
+    PIPELINED_PRODUCTS(COLUMN_PIXEL)
     PHASE_MARK(phase_computed)
   } else if (kPath == 3) {
     const int lane = int(gl_LocalInvocationIndex) % 32;
