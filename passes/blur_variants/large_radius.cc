@@ -427,7 +427,7 @@ constexpr uint32_t kBoxGroupX = 64, kBoxGroupY = 4;
 
 // StepKernel::shader: 0 (the default) is the two-dispatch path.
 constexpr int kShaderFused = 1;
-constexpr int kShaderRecursive = 2;
+constexpr int kShaderRecursive = kLargeRadiusRecursiveShader;
 // The recursive kernel on two channels a workgroup (CHANNEL_PAIRS), two
 // neighbouring workgroups a row: rows whose whole pixels do not fit shared
 // memory. Not columns: one column a workgroup reading 8 of every 16 bytes

@@ -24,6 +24,11 @@ namespace rgfx::passes {
 // Most boxes per axis: each costs two prefix-sum reads per output pixel.
 inline constexpr int kLargeRadiusBoxes = 8;
 
+// StepKernel::shader of the recursive kernel on whole pixels
+// (gaussian_blur_recursive.comp without CHANNEL_PAIRS): benchmarks that run
+// a build of that kernel (rgfx-gpu-bench --phase_clock) look for it.
+inline constexpr int kLargeRadiusRecursiveShader = 2;
+
 // The kernel over offsets 0..radius as a staircase: box i covers
 // |k| <= half_widths[i] with weight coeffs[i] per tap; half_widths rises and
 // its last entry is the radius (the exact kernel is truncated there too).

@@ -36,6 +36,7 @@
 #include "shader_interface.h"
 #include "working_format.glsl"
 #include "border.glsl"
+#include "phase_clock.glsl"
 
 // CHANNEL_PAIRS: each workgroup takes two of the four channels (the
 // lowest bit of gl_WorkGroupID.x: 0 for red and green, 1 for blue and
@@ -226,6 +227,7 @@ void Step(inout C4 z, vec2 p, vec2 q, Pix x, Pix delayed) {
 void main() {
   // Numbered by subgroup and lane, so that a line's chunks are consecutive
   // lanes.
+  PHASE_START()
   const uint t = gl_SubgroupID * kSubgroupSize + gl_SubgroupInvocationID;
   const uint first_line = LINE_GROUP * kLines;
   const uint margin = Margin();
@@ -265,6 +267,7 @@ void main() {
     }
     barrier();
   }
+  PHASE_MARK(phase_staged)
 
   const uint line = t / kSlots;
   const uint chunk = t % kSlots;
@@ -387,12 +390,14 @@ void main() {
       a.im = inverse.x * im + inverse.y * re;
     }
   }
+  PHASE_MARK(phase_computed)
   barrier();  // every chunk has read the strip
   [[unroll]] for (int j = 0; j < int(kChunk); ++j) {
     const int i = start + j;
     if (j < len && i >= 0 && i < n) strip[Slot(line, uint(i) + margin)] = result[j];
   }
   barrier();
+  PHASE_MARK(phase_outputs)
   for (uint f = t; f < count; f += kThreads) {
     uint l, i;
     Locate(f, pc.n, l, i);
@@ -401,4 +406,5 @@ void main() {
                  strip[Slot(l, i + margin)]);
     }
   }
+  PHASE_END()
 }

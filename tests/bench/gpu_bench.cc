@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <any>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -117,10 +118,10 @@ ABSL_FLAG(std::string, sweep_stream_shapes, "",
           "comma-separated list (see --stream_shape; 'plan' is the plan's own), the variant "
           "column then reading e.g. fast@24:2:2:1");
 ABSL_FLAG(bool, phase_clock, false,
-          "instead of timing: run fast's fp32 line kernel (RGBA32F, --width, --height, "
-          "--radius) with its phases clocked from inside it and print where each workgroup's "
-          "time goes and what the workgroups sharing a multiprocessor do at once "
-          "(tests/bench/phase_clock.h); needs VK_KHR_shader_clock");
+          "instead of timing: run --variant fast's line kernel or large_radius's recursive "
+          "kernel (RGBA32F, --width, --height, --radius) with its phases clocked from inside it "
+          "and print where each workgroup's time goes and what the workgroups sharing a "
+          "multiprocessor do at once (tests/bench/phase_clock.h); needs VK_KHR_shader_clock");
 ABSL_FLAG(std::string, phase_clock_csv, "",
           "--phase_clock: also write every workgroup's record here");
 ABSL_FLAG(double, fma_per_ns, 0,
@@ -229,8 +230,12 @@ void PhaseClock(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps
   using graph::AlphaMode;
   using graph::ColorSpace;
   using graph::PixelFormat;
-  if (absl::GetFlag(FLAGS_working_format) != "rgba32f") {
-    Fail(absl::InvalidArgumentError("--phase_clock clocks the fp32 line kernel: --working_format rgba32f"));
+  const std::string variant = absl::GetFlag(FLAGS_variant);
+  if (absl::GetFlag(FLAGS_working_format) != "rgba32f" ||
+      (variant != "fast" && variant != "large_radius")) {
+    Fail(absl::InvalidArgumentError(
+        "--phase_clock clocks fast's line kernel or large_radius's recursive kernel in RGBA32F: "
+        "--variant fast or large_radius, --working_format rgba32f"));
   }
   const uint32_t w = absl::GetFlag(FLAGS_width), h = absl::GetFlag(FLAGS_height);
   const int64_t radius = absl::GetFlag(FLAGS_radius);
@@ -244,13 +249,14 @@ void PhaseClock(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps
   clocked.working_format = PixelFormat::kRgba32F;
   clocked.inputs.push_back({"in", {w, h}, PixelFormat::kRgba8, ColorSpace::kLinear, AlphaMode::kPremultiplied});
   graph::GraphDesc plain = clocked;
-  graph::PassDesc pass{"blur", "fast_phase_clock", {"in"}, {"out", "records_h", "records_v"}, {}};
+  graph::PassDesc pass{"blur", "phase_clock", {"in"}, {"out", "records_h", "records_v"}, {}};
   pass.params.Set("radius", radius);
+  pass.params.Set("variant", variant);
   clocked.passes.push_back(pass);
   clocked.outputs = {output("out"), output("records_h"), output("records_v")};
   graph::PassDesc blur{"blur", "gaussian_blur", {"in"}, {"out"}, {}};
   blur.params.Set("radius", radius);
-  blur.params.Set("variant", std::string("fast"));
+  blur.params.Set("variant", variant);
   plain.passes.push_back(blur);
   plain.outputs = {output("out")};
   auto compiled = OrDie(graph::Compile(clocked, registry, caps, limits));
@@ -273,14 +279,25 @@ void PhaseClock(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps
     OrDie(executor.Run(*compiled, fill, keep, absl::Seconds(120), absl::GetFlag(FLAGS_repeats)));
   } while (std::chrono::steady_clock::now() < warm_until);
   if (got[0] != want) {
-    Fail(absl::InternalError("--phase_clock: the clocked kernel's blur differs from gaussian_blur's"));
+    size_t differ = 0;
+    double most = 0;
+    for (size_t i = 0; i + 4 <= want.size(); i += 4) {
+      float a, b;
+      std::memcpy(&a, &got[0][i], 4);
+      std::memcpy(&b, &want[i], 4);
+      differ += a != b;
+      most = std::max(most, double(std::abs(a - b)));
+    }
+    Fail(absl::InternalError(absl::StrCat(
+        "--phase_clock: the clocked kernel's blur differs from gaussian_blur's in ", differ,
+        " of ", want.size() / 4, " values, by up to ", most)));
   }
   const graph::CompiledPass* clock_pass = nullptr;
   for (const auto& p : compiled->passes) {
-    if (p.type == "fast_phase_clock") clock_pass = &p;
+    if (p.type == "phase_clock") clock_pass = &p;
   }
   const auto& prepared = std::any_cast<const passes::BlurPrepared&>(clock_pass->plan.prepared);
-  std::printf("phase clock: %ux%u RGBA32F, fast r = %lld on %s (%s)\n", w, h,
+  std::printf("phase clock: %ux%u RGBA32F, %s r = %lld on %s (%s)\n", w, h, variant.c_str(),
               static_cast<long long>(radius), caps.name.c_str(),
               caps.sm_builtins ? "multiprocessors numbered" : "no multiprocessor numbers");
   std::ofstream csv;
@@ -532,7 +549,7 @@ int Main() {
   graph::PassRegistry registry;
   passes::RegisterBuiltinPasses(registry);
   registry.Register(bench::MakeFmaProbePass());
-  registry.Register(bench::MakeFastPhaseClockPass());
+  registry.Register(bench::MakePhaseClockPass());
   auto executor = OrDie(graph::Executor::Create(*device, *pipelines));
   const auto working = graph::ParsePixelFormat(absl::GetFlag(FLAGS_working_format));
   if (!working || !graph::IsWorkingFormat(*working)) {

@@ -9,43 +9,69 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "passes/blur_variants/blur_variant.h"
+#include "passes/blur_variants/large_radius.h"
 #include "passes/pass_util.h"
 #include "kGaussianBlurFastClockF32.h"
 #include "kGaussianBlurFastClockPortableF32.h"
+#include "kGaussianBlurRecursiveClockF32.h"
+#include "kGaussianBlurRecursiveClockPortableF32.h"
 
 namespace rgfx::bench {
 namespace {
 
 // Must match the push_constant block of gaussian_blur_fast.comp.
-struct ClockPush {
+struct FastPush {
   uint32_t n;
   uint32_t lines;
   uint32_t line_stride;
   uint32_t pixel_stride;
 };
 
-class FastPhaseClockPass final : public graph::PassType {
+// Must match the push_constant block of gaussian_blur_recursive.comp (and
+// large_radius.cc's RecursivePush).
+struct RecursivePush {
+  uint32_t n;
+  uint32_t lines;
+  uint32_t line_stride;
+  uint32_t pixel_stride;
+  uint32_t border;
+  uint32_t radius;
+  uint32_t extend;
+};
+
+// The kernel a variant's step must run to be clocked.
+bool Clocked(const std::string& variant, const passes::StepKernel& k) {
+  if (variant == "fast") return k.shader == 0 && k.tap_shifts.empty();  // fast.cc's line kernel
+  return k.shader == passes::kLargeRadiusRecursiveShader;
+}
+
+class PhaseClockPass final : public graph::PassType {
  public:
-  FastPhaseClockPass() {
+  PhaseClockPass() {
     schema_.doc =
-        "Benchmark only: gaussian_blur's fast variant in RGBA32F with the line kernel's phases "
-        "clocked from inside it (one record per workgroup).";
+        "Benchmark only: gaussian_blur's fast (line kernel) or large_radius (recursive kernel) "
+        "variant in RGBA32F with the kernel's phases clocked from inside it (one record per "
+        "workgroup).";
     schema_.input_names = {"source"};
     schema_.output_names = {"result", "horizontal_records", "vertical_records"};
+    graph::ParamSpec variant{"variant", graph::ParamType::kEnum, "fast (default) or large_radius",
+                             std::string("fast")};
+    variant.enum_values = {"fast", "large_radius"};
     schema_.params = {graph::ParamSpec{"radius", graph::ParamType::kInt,
                                        "blur radius in pixels (sigma = radius / 2)", int64_t{64},
-                                       7, 4096}};
+                                       1, 4096},
+                      variant};
   }
-  std::string_view name() const override { return "fast_phase_clock"; }
+  std::string_view name() const override { return "phase_clock"; }
   const graph::PassSchema& schema() const override { return schema_; }
 
   absl::StatusOr<graph::PassPlan> Plan(const graph::PlanContext& ctx) const override {
     if (ctx.working_format != graph::PixelFormat::kRgba32F) {
-      return absl::InvalidArgumentError("fast_phase_clock needs the RGBA32F working format");
+      return absl::InvalidArgumentError("phase_clock needs the RGBA32F working format");
     }
     if (!ctx.caps.shader_clock) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "fast_phase_clock: ", ctx.caps.name,
+          "phase_clock: ", ctx.caps.name,
           " was opened without shader clocks (VK_KHR_shader_clock absent, or "
           "DeviceOptions::shader_clock off)"));
     }
@@ -58,20 +84,24 @@ class FastPhaseClockPass final : public graph::PassType {
     config.working = ctx.working_format;
     config.caps = ctx.caps;
     graph::PassPlan plan;
-    passes::BlurPrepared prepared;
-    if (absl::Status s = passes::FindBlurVariant("fast")->Plan(config, plan, prepared); !s.ok()) {
+    const std::string variant = ctx.params.Enum("variant");
+    passes::BlurPrepared prepared;  // as gaussian_blur's Plan fills it
+    prepared.variant = passes::FindBlurVariant(variant);
+    prepared.config = config;
+    if (absl::Status s = prepared.variant->Plan(config, plan, prepared); !s.ok()) {
       return s;
     }
     if (prepared.steps.size() != 2 || plan.steps.size() != 2) {
-      return absl::InvalidArgumentError("fast_phase_clock: the plan does not blur in two steps");
+      return absl::InvalidArgumentError("phase_clock: the plan does not blur in two steps");
     }
     plan.output_extents = {config.extent};
     for (int i = 0; i < 2; ++i) {
       const passes::StepKernel& k = prepared.steps[i];
-      // The line kernel is the fast variant's shader 0 (fast.cc's Record).
-      if (k.shader != 0 || !k.tap_shifts.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat("fast_phase_clock: step ", plan.steps[i].label,
-                                                       " does not run the line kernel: ", k.details));
+      if (!Clocked(variant, k)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("phase_clock: ", variant, "'s step ", plan.steps[i].label,
+                         " does not run a clocked kernel (fast's line kernel, large_radius's "
+                         "recursive kernel on whole pixels): ", k.details));
       }
       plan.output_extents.push_back(PhaseRecordsExtent(uint64_t{k.groups_x} * k.groups_y));
       plan.steps[i].writes.push_back(graph::StepResource::Output(1 + i));
@@ -84,13 +114,30 @@ class FastPhaseClockPass final : public graph::PassType {
     const auto& prepared = std::any_cast<const passes::BlurPrepared&>(ctx.plan().prepared);
     const passes::StepKernel& k = prepared.steps.at(step);
     const passes::LineLayout& l = k.layout;
-    const ClockPush push{l.n, l.lines, l.in_line_stride, l.in_pixel_stride};
+    const bool sm = ctx.caps().sm_builtins;
+    const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(k.constants),
+                                        ctx.write(1)};
+    if (ctx.params().Enum("variant") == "fast") {
+      const FastPush push{l.n, l.lines, l.in_line_stride, l.in_pixel_stride};
+      const gpu::ShaderCode shader{
+          "gaussian_blur_fast_clock",
+          sm ? std::span<const uint32_t>(kGaussianBlurFastClockF32)
+             : std::span<const uint32_t>(kGaussianBlurFastClockPortableF32),
+          4, sizeof(push)};
+      return ctx.Dispatch(shader, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
+    }
+    const RecursivePush push{l.n,
+                             l.lines,
+                             l.in_line_stride,
+                             l.in_pixel_stride,
+                             prepared.config.border,
+                             static_cast<uint32_t>(prepared.config.radius),
+                             k.segment};
     const gpu::ShaderCode shader{
-        "gaussian_blur_fast_clock",
-        ctx.caps().sm_builtins ? std::span<const uint32_t>(kGaussianBlurFastClockF32)
-                               : std::span<const uint32_t>(kGaussianBlurFastClockPortableF32),
+        "gaussian_blur_recursive_clock",
+        sm ? std::span<const uint32_t>(kGaussianBlurRecursiveClockF32)
+           : std::span<const uint32_t>(kGaussianBlurRecursiveClockPortableF32),
         4, sizeof(push)};
-    const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(0), ctx.write(1)};
     return ctx.Dispatch(shader, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
   }
 
@@ -109,9 +156,7 @@ double Median(std::vector<double> values) {
 
 }  // namespace
 
-std::unique_ptr<graph::PassType> MakeFastPhaseClockPass() {
-  return std::make_unique<FastPhaseClockPass>();
-}
+std::unique_ptr<graph::PassType> MakePhaseClockPass() { return std::make_unique<PhaseClockPass>(); }
 
 graph::Extent PhaseRecordsExtent(uint64_t workgroups) {
   return {kPhaseRecordsPerRow * kPhaseRecordTexels,

@@ -1,13 +1,15 @@
-// rgfx-gpu-bench --phase_clock: where the time of `fast`'s fp32 line kernel
-// goes, read from inside it. NVIDIA's driver offers no hardware counters
-// through Vulkan (no VK_KHR_performance_query), but shaders may read clocks
+// rgfx-gpu-bench --phase_clock: where a blur kernel's time goes, read from
+// inside it. NVIDIA's driver offers no hardware counters through Vulkan (no
+// VK_KHR_performance_query), but shaders may read clocks
 // (VK_KHR_shader_clock) and which multiprocessor runs them
-// (VK_NV_shader_sm_builtins). A build of gaussian_blur_fast.comp with
-// PHASE_CLOCK has invocation 0 of every workgroup record its multiprocessor
-// and the clock when it starts, when its segment is staged, when its own
-// products are done, when the outputs are staged and when it ends; this file
-// turns those records into how long each phase takes and what the
-// workgroups sharing a multiprocessor were doing at the same time.
+// (VK_NV_shader_sm_builtins). Builds of `fast`'s line kernel
+// (gaussian_blur_fast.comp) and `large_radius`'s recursive kernel
+// (gaussian_blur_recursive.comp) with PHASE_CLOCK (phase_clock.glsl) have
+// invocation 0 of every workgroup record its multiprocessor and the clock
+// when it starts, when its input is in shared memory, when its arithmetic
+// is done, when its outputs are staged and when it ends; this file turns
+// those records into how long each phase takes and what the workgroups
+// sharing a multiprocessor were doing at the same time.
 #pragma once
 
 #include <cstdint>
@@ -20,14 +22,15 @@
 
 namespace rgfx::bench {
 
-// A pass only the GPU benchmark registers: "fast_phase_clock" plans exactly
-// as gaussian_blur's `fast` variant does in RGBA32F (both axes, clamp, the
-// `radius` parameter, sigma = radius / 2) and runs the clocked build of the
-// line kernel. Outputs: the blurred image, then one records image per step
-// (RGBA32F, kPhaseRecordTexels texels per workgroup, PhaseRecordsExtent).
-// Refuses plans whose steps do not run the line kernel (r <= 6 blurs both
-// axes in one dispatch) and devices without the shader clocks.
-std::unique_ptr<graph::PassType> MakeFastPhaseClockPass();
+// A pass only the GPU benchmark registers: "phase_clock" plans exactly as
+// gaussian_blur's `variant` (fast or large_radius) does in RGBA32F (both
+// axes, clamp, the `radius` parameter, sigma = radius / 2) and runs the
+// clocked build of its kernel. Outputs: the blurred image, then one records
+// image per step (RGBA32F, kPhaseRecordTexels texels per workgroup,
+// PhaseRecordsExtent). Refuses plans whose steps run another kernel (fast
+// at r <= 6 blurs both axes in one dispatch; large_radius's box stack, or
+// its rows two channels a workgroup) and devices without the shader clocks.
+std::unique_ptr<graph::PassType> MakePhaseClockPass();
 
 inline constexpr uint32_t kPhaseRecordTexels = 3;  // must match PHASE_END() in the shader
 // Records images are this many workgroups wide.
