@@ -114,17 +114,19 @@ class PhaseClockPass final : public graph::PassType {
     const auto& prepared = std::any_cast<const passes::BlurPrepared&>(ctx.plan().prepared);
     const passes::StepKernel& k = prepared.steps.at(step);
     const passes::LineLayout& l = k.layout;
-    const bool sm = ctx.caps().sm_builtins;
+    // The build with the multiprocessor's number where the device has it.
+    const auto clocked = [&](const char* name, std::span<const uint32_t> with_sm,
+                             std::span<const uint32_t> portable, size_t push_bytes) {
+      return gpu::ShaderCode{name, ctx.caps().sm_builtins ? with_sm : portable, 4,
+                             static_cast<uint32_t>(push_bytes)};
+    };
     const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(k.constants),
                                         ctx.write(1)};
     if (ctx.params().Enum("variant") == "fast") {
       const FastPush push{l.n, l.lines, l.in_line_stride, l.in_pixel_stride};
-      const gpu::ShaderCode shader{
-          "gaussian_blur_fast_clock",
-          sm ? std::span<const uint32_t>(kGaussianBlurFastClockF32)
-             : std::span<const uint32_t>(kGaussianBlurFastClockPortableF32),
-          4, sizeof(push)};
-      return ctx.Dispatch(shader, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
+      return ctx.Dispatch(clocked("gaussian_blur_fast_clock", kGaussianBlurFastClockF32,
+                                  kGaussianBlurFastClockPortableF32, sizeof(push)),
+                          k.spec, buffers, push, k.groups_x, k.groups_y, 1);
     }
     const RecursivePush push{l.n,
                              l.lines,
@@ -133,11 +135,9 @@ class PhaseClockPass final : public graph::PassType {
                              prepared.config.border,
                              static_cast<uint32_t>(prepared.config.radius),
                              k.segment};
-    const gpu::ShaderCode shader{
-        "gaussian_blur_recursive_clock",
-        sm ? std::span<const uint32_t>(kGaussianBlurRecursiveClockF32)
-           : std::span<const uint32_t>(kGaussianBlurRecursiveClockPortableF32),
-        4, sizeof(push)};
+    const gpu::ShaderCode shader =
+        clocked("gaussian_blur_recursive_clock", kGaussianBlurRecursiveClockF32,
+                kGaussianBlurRecursiveClockPortableF32, sizeof(push));
     return ctx.Dispatch(shader, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
   }
 
