@@ -435,17 +435,6 @@ constexpr int kShaderRecursive = kLargeRadiusRecursiveShader;
 // against 817 µs; 8192² RGBA16F 5,075 against 2,979).
 constexpr int kShaderRecursivePairs = 3;
 
-// Must match the push_constant block of gaussian_blur_recursive.comp.
-struct RecursivePush {
-  uint32_t n;
-  uint32_t lines;
-  uint32_t line_stride;  // in pixels
-  uint32_t pixel_stride;
-  uint32_t border;
-  uint32_t radius;
-  uint32_t extend;
-};
-
 // The recursion's constants (vec2 each): p, q = p^(radius+1), c,
 // Σ_{k=0..radius} p^k, (center, 0), 1/p.
 std::vector<std::byte> RecursionConstants(const RecursiveFit& fit, int radius) {
@@ -767,13 +756,7 @@ class LargeRadiusBlur final : public BlurVariant {
     const StepKernel& k = prepared.steps.at(step);
     const LineLayout& l = k.layout;
     if (k.shader == kShaderRecursive || k.shader == kShaderRecursivePairs) {
-      const RecursivePush push{l.n,
-                               l.lines,
-                               l.in_line_stride,
-                               l.in_pixel_stride,
-                               prepared.config.border,
-                               static_cast<uint32_t>(prepared.config.radius),
-                               k.segment};
+      const RecursivePush push = RecursivePushFor(prepared, k);
       const gpu::ShaderCode recursive =
           k.shader == kShaderRecursivePairs
               ? WorkingShader(ctx.working_format(), "gaussian_blur_recursive_pairs",
@@ -827,6 +810,17 @@ class LargeRadiusBlur final : public BlurVariant {
 
 std::unique_ptr<BlurVariant> MakeLargeRadiusBlur() {
   return std::make_unique<LargeRadiusBlur>();
+}
+
+RecursivePush RecursivePushFor(const BlurPrepared& prepared, const StepKernel& k) {
+  const LineLayout& l = k.layout;
+  return {l.n,
+          l.lines,
+          l.in_line_stride,
+          l.in_pixel_stride,
+          prepared.config.border,
+          static_cast<uint32_t>(prepared.config.radius),
+          k.segment};
 }
 
 }  // namespace rgfx::passes

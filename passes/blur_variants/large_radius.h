@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "passes/blur_variants/blur_variant.h"
 #include "passes/blur_variants/recursive_fit.h"
 
 namespace rgfx::passes {
@@ -28,6 +29,21 @@ inline constexpr int kLargeRadiusBoxes = 8;
 // (gaussian_blur_recursive.comp without CHANNEL_PAIRS): benchmarks that run
 // a build of that kernel (rgfx-gpu-bench --phase_clock) look for it.
 inline constexpr int kLargeRadiusRecursiveShader = 2;
+
+// Must match the push_constant block of gaussian_blur_recursive.comp.
+struct RecursivePush {
+  uint32_t n;
+  uint32_t lines;
+  uint32_t line_stride;  // in pixels
+  uint32_t pixel_stride;
+  uint32_t border;
+  uint32_t radius;
+  uint32_t extend;
+};
+
+// The recursive kernel's push constants for step `k` of the plan `prepared`
+// (large_radius's own dispatch, and benchmarks that run a build of it).
+RecursivePush RecursivePushFor(const BlurPrepared& prepared, const StepKernel& k);
 
 // The kernel over offsets 0..radius as a staircase: box i covers
 // |k| <= half_widths[i] with weight coeffs[i] per tap; half_widths rises and

@@ -106,7 +106,7 @@ layout(constant_id = 5) const uint kExtended = 0;
 // faster: 29.7 against 30.5 at r = 64).
 layout(constant_id = 7) const uint kMargined = 0;
 
-// Must match RecursivePush in passes/blur_variants/large_radius.cc.
+// Must match RecursivePush in passes/blur_variants/large_radius.h.
 layout(push_constant) uniform Push {
   uint n;
   uint lines;

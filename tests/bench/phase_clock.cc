@@ -27,18 +27,6 @@ struct FastPush {
   uint32_t pixel_stride;
 };
 
-// Must match the push_constant block of gaussian_blur_recursive.comp (and
-// large_radius.cc's RecursivePush).
-struct RecursivePush {
-  uint32_t n;
-  uint32_t lines;
-  uint32_t line_stride;
-  uint32_t pixel_stride;
-  uint32_t border;
-  uint32_t radius;
-  uint32_t extend;
-};
-
 // The kernel a variant's step must run to be clocked.
 bool Clocked(const std::string& variant, const passes::StepKernel& k) {
   if (variant == "fast") return k.shader == 0 && k.tap_shifts.empty();  // fast.cc's line kernel
@@ -128,13 +116,7 @@ class PhaseClockPass final : public graph::PassType {
                                   kGaussianBlurFastClockPortableF32, sizeof(push)),
                           k.spec, buffers, push, k.groups_x, k.groups_y, 1);
     }
-    const RecursivePush push{l.n,
-                             l.lines,
-                             l.in_line_stride,
-                             l.in_pixel_stride,
-                             prepared.config.border,
-                             static_cast<uint32_t>(prepared.config.radius),
-                             k.segment};
+    const passes::RecursivePush push = passes::RecursivePushFor(prepared, k);
     const gpu::ShaderCode shader =
         clocked("gaussian_blur_recursive_clock", kGaussianBlurRecursiveClockF32,
                 kGaussianBlurRecursiveClockPortableF32, sizeof(push));
