@@ -221,10 +221,11 @@ void PrintPipelines(const gpu::PipelineCache& pipelines, size_t from) {
   }
 }
 
-// --phase_clock: the clocked line kernel over one random image, after
-// --warmup_ms of the same graph (sustained clocks), --repeats times in the
-// last submission (the records are the last repetition's). Its blur must
-// equal gaussian_blur's `fast` bit for bit: the clocks must change nothing.
+// --phase_clock: the clocked kernel of --variant over one random image,
+// after --warmup_ms of the same graph (sustained clocks), --repeats times in
+// the last submission (the records are the last repetition's). Its blur
+// must equal gaussian_blur's with the same variant bit for bit: the clocks
+// must change nothing.
 void PhaseClock(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
                 graph::Executor& executor, const graph::CompileLimits& limits) {
   using graph::AlphaMode;
@@ -239,11 +240,10 @@ void PhaseClock(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps
   }
   const uint32_t w = absl::GetFlag(FLAGS_width), h = absl::GetFlag(FLAGS_height);
   const int64_t radius = absl::GetFlag(FLAGS_radius);
-  const graph::OutputDesc raw{"", PixelFormat::kRgba32F, ColorSpace::kLinear, AlphaMode::kPremultiplied};
-  auto output = [&](const char* name) {
-    graph::OutputDesc o = raw;
-    o.name = name;
-    return o;
+  // Every output as the working format holds it: the records pass through exactly.
+  auto output = [](const char* name) {
+    return graph::OutputDesc{name, PixelFormat::kRgba32F, ColorSpace::kLinear,
+                             AlphaMode::kPremultiplied};
   };
   graph::GraphDesc clocked;
   clocked.working_format = PixelFormat::kRgba32F;
