@@ -11,9 +11,13 @@
 #include "passes/blur_variants/blur_variant.h"
 #include "passes/blur_variants/large_radius.h"
 #include "passes/pass_util.h"
+#include "kGaussianBlurFastClockF16.h"
 #include "kGaussianBlurFastClockF32.h"
+#include "kGaussianBlurFastClockPortableF16.h"
 #include "kGaussianBlurFastClockPortableF32.h"
+#include "kGaussianBlurRecursiveClockF16.h"
 #include "kGaussianBlurRecursiveClockF32.h"
+#include "kGaussianBlurRecursiveClockPortableF16.h"
 #include "kGaussianBlurRecursiveClockPortableF32.h"
 
 namespace rgfx::bench {
@@ -38,8 +42,7 @@ class PhaseClockPass final : public graph::PassType {
   PhaseClockPass() {
     schema_.doc =
         "Benchmark only: gaussian_blur's fast (line kernel) or large_radius (recursive kernel) "
-        "variant in RGBA32F with the kernel's phases clocked from inside it (one record per "
-        "workgroup).";
+        "variant with the kernel's phases clocked from inside it (one record per workgroup).";
     schema_.input_names = {"source"};
     schema_.output_names = {"result", "horizontal_records", "vertical_records"};
     graph::ParamSpec variant{"variant", graph::ParamType::kEnum, "fast (default) or large_radius",
@@ -54,9 +57,6 @@ class PhaseClockPass final : public graph::PassType {
   const graph::PassSchema& schema() const override { return schema_; }
 
   absl::StatusOr<graph::PassPlan> Plan(const graph::PlanContext& ctx) const override {
-    if (ctx.working_format != graph::PixelFormat::kRgba32F) {
-      return absl::InvalidArgumentError("phase_clock needs the RGBA32F working format");
-    }
     if (!ctx.caps.shader_clock) {
       return absl::FailedPreconditionError(absl::StrCat(
           "phase_clock: ", ctx.caps.name,
@@ -102,24 +102,33 @@ class PhaseClockPass final : public graph::PassType {
     const auto& prepared = std::any_cast<const passes::BlurPrepared&>(ctx.plan().prepared);
     const passes::StepKernel& k = prepared.steps.at(step);
     const passes::LineLayout& l = k.layout;
-    // The build with the multiprocessor's number where the device has it.
-    const auto clocked = [&](const char* name, std::span<const uint32_t> with_sm,
-                             std::span<const uint32_t> portable, size_t push_bytes) {
-      return gpu::ShaderCode{name, ctx.caps().sm_builtins ? with_sm : portable, 4,
-                             static_cast<uint32_t>(push_bytes)};
+    // The build for the working format, with the multiprocessor's number
+    // where the device has it.
+    const bool f32 = ctx.working_format() == graph::PixelFormat::kRgba32F;
+    const auto clocked = [&](const char* name, std::span<const uint32_t> f16_sm,
+                             std::span<const uint32_t> f16_portable,
+                             std::span<const uint32_t> f32_sm,
+                             std::span<const uint32_t> f32_portable, size_t push_bytes) {
+      const bool sm = ctx.caps().sm_builtins;
+      return gpu::ShaderCode{name,
+                             f32 ? (sm ? f32_sm : f32_portable) : (sm ? f16_sm : f16_portable),
+                             4, static_cast<uint32_t>(push_bytes)};
     };
     const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(k.constants),
                                         ctx.write(1)};
     if (ctx.params().Enum("variant") == "fast") {
       const FastPush push{l.n, l.lines, l.in_line_stride, l.in_pixel_stride};
-      return ctx.Dispatch(clocked("gaussian_blur_fast_clock", kGaussianBlurFastClockF32,
-                                  kGaussianBlurFastClockPortableF32, sizeof(push)),
-                          k.spec, buffers, push, k.groups_x, k.groups_y, 1);
+      return ctx.Dispatch(
+          clocked(f32 ? "gaussian_blur_fast_clock_f32" : "gaussian_blur_fast_clock_f16",
+                  kGaussianBlurFastClockF16, kGaussianBlurFastClockPortableF16,
+                  kGaussianBlurFastClockF32, kGaussianBlurFastClockPortableF32, sizeof(push)),
+          k.spec, buffers, push, k.groups_x, k.groups_y, 1);
     }
     const passes::RecursivePush push = passes::RecursivePushFor(prepared, k);
-    const gpu::ShaderCode shader =
-        clocked("gaussian_blur_recursive_clock", kGaussianBlurRecursiveClockF32,
-                kGaussianBlurRecursiveClockPortableF32, sizeof(push));
+    const gpu::ShaderCode shader = clocked(
+        f32 ? "gaussian_blur_recursive_clock_f32" : "gaussian_blur_recursive_clock_f16",
+        kGaussianBlurRecursiveClockF16, kGaussianBlurRecursiveClockPortableF16,
+        kGaussianBlurRecursiveClockF32, kGaussianBlurRecursiveClockPortableF32, sizeof(push));
     return ctx.Dispatch(shader, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
   }
 
@@ -127,8 +136,8 @@ class PhaseClockPass final : public graph::PassType {
   graph::PassSchema schema_;
 };
 
-// Exact integers below 2^24 (the shader writes nothing else).
-bool ExactInteger(float v) { return v >= 0 && v < 16777216.0f && v == static_cast<float>(uint32_t(v)); }
+// A whole number 0 to 255 (the shader writes nothing else; NaN is not).
+bool IsByte(float v) { return v >= 0 && v <= 255 && v == static_cast<float>(static_cast<int>(v)); }
 
 double Median(std::vector<double> values) {
   if (values.empty()) return 0;
@@ -148,32 +157,39 @@ graph::Extent PhaseRecordsExtent(uint64_t workgroups) {
 
 absl::StatusOr<std::vector<PhaseRecord>> DecodePhaseRecords(std::span<const float> texels,
                                                             uint64_t workgroups) {
-  if (texels.size() < workgroups * kPhaseRecordTexels * 4) {
+  constexpr int kValues = kPhaseRecordTexels * 4;
+  if (texels.size() < workgroups * kValues) {
     return absl::InvalidArgumentError(absl::StrCat("phase records: ", texels.size(),
                                                    " floats for ", workgroups, " workgroups"));
   }
   std::vector<PhaseRecord> records(workgroups);
   for (uint64_t w = 0; w < workgroups; ++w) {
-    const float* t = &texels[w * kPhaseRecordTexels * 4];
-    for (int i = 0; i < 12; ++i) {
-      if (!ExactInteger(t[i])) {
+    const float* t = &texels[w * kValues];
+    for (int i = 0; i < kValues; ++i) {
+      if (!IsByte(t[i])) {
         return absl::DataLossError(absl::StrCat("phase records: workgroup ", w, " value ", i,
-                                                " is ", t[i], ", not a clock"));
+                                                " is ", t[i], ", not a byte"));
       }
     }
-    if (t[3] != 1.0f) {
+    if (t[0] != 1.0f) {
       return absl::DataLossError(absl::StrCat("phase records: workgroup ", w, " wrote none"));
     }
-    const auto bits = [](float high, float low) { return uint32_t(high) << 16 | uint32_t(low); };
+    // Bytes most significant first, from value `at` on (the layout of
+    // PhaseWrite in passes/shaders/phase_clock.glsl).
+    const auto bytes = [&](int at, int count) {
+      uint32_t v = 0;
+      for (int i = 0; i < count; ++i) v = v << 8 | static_cast<uint32_t>(t[at + i]);
+      return v;
+    };
     PhaseRecord& r = records[w];
-    r.multiprocessor = uint32_t(t[0]);
-    r.start = bits(t[1], t[2]);
-    r.realtime_start = bits(t[4], t[5]);
-    r.realtime_end = bits(t[6], t[7]);
-    r.staged = uint32_t(t[8]);
-    r.computed = uint32_t(t[9]);
-    r.outputs = uint32_t(t[10]);
-    r.end = uint32_t(t[11]);
+    r.multiprocessor = bytes(1, 2);
+    r.start = bytes(3, 4);
+    r.realtime_start = bytes(7, 4);
+    r.realtime_end = bytes(11, 4);
+    r.staged = bytes(15, 3);
+    r.computed = bytes(18, 3);
+    r.outputs = bytes(21, 3);
+    r.end = bytes(24, 3);
     // Each mark is taken after the one before it (0: the path has none).
     uint32_t last = 0;
     for (uint32_t mark : {r.staged, r.computed, r.outputs, r.end}) {

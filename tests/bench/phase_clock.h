@@ -23,16 +23,19 @@
 namespace rgfx::bench {
 
 // A pass only the GPU benchmark registers: "phase_clock" plans exactly as
-// gaussian_blur's `variant` (fast or large_radius) does in RGBA32F (both
-// axes, clamp, the `radius` parameter, sigma = radius / 2) and runs the
-// clocked build of its kernel. Outputs: the blurred image, then one records
-// image per step (RGBA32F, kPhaseRecordTexels texels per workgroup,
-// PhaseRecordsExtent). Refuses plans whose steps run another kernel (fast
+// gaussian_blur's `variant` (fast or large_radius) does in the graph's
+// working format (both axes, clamp, the `radius` parameter, sigma =
+// radius / 2) and runs the clocked build of its kernel. Outputs: the
+// blurred image, then one records image per step (kPhaseRecordTexels
+// texels per workgroup, PhaseRecordsExtent; read back as floats, every
+// value a byte, exact in RGBA16F and RGBA32F). Refuses plans whose steps run another kernel (fast
 // at r <= 6 blurs both axes in one dispatch; large_radius's box stack, or
 // its rows two channels a workgroup) and devices without the shader clocks.
 std::unique_ptr<graph::PassType> MakePhaseClockPass();
 
-inline constexpr uint32_t kPhaseRecordTexels = 3;  // must match PHASE_END() in the shader
+// Must match PHASE_END() in passes/shaders/phase_clock.glsl: 28 values,
+// each a byte, in 7 pixels of the working format.
+inline constexpr uint32_t kPhaseRecordTexels = 7;
 // Records images are this many workgroups wide.
 inline constexpr uint32_t kPhaseRecordsPerRow = 32;
 graph::Extent PhaseRecordsExtent(uint64_t workgroups);
@@ -51,9 +54,9 @@ struct PhaseRecord {
   uint32_t end = 0;       // the stores issued
 };
 
-// Decodes `workgroups` records from an RGBA32F records image (4 floats a
-// texel); fails where a record was not written or its phases are out of
-// order.
+// Decodes `workgroups` records from a records image read back as floats
+// (4 a texel); fails where a record was not written, holds a value that is
+// not a byte, or its phases are out of order.
 absl::StatusOr<std::vector<PhaseRecord>> DecodePhaseRecords(std::span<const float> texels,
                                                             uint64_t workgroups);
 

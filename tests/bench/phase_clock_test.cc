@@ -11,15 +11,24 @@
 namespace rgfx::bench {
 namespace {
 
-// The three texels PHASE_END() writes for one workgroup.
+// The seven texels PHASE_END() writes for one workgroup: 1, then the
+// multiprocessor (2 bytes), start (4), realtime start (4) and end (4),
+// staged, computed, outputs and end (3 each), a 0; bytes most significant
+// first.
 void Append(std::vector<float>& texels, const PhaseRecord& r) {
-  const auto high = [](uint32_t v) { return float(v >> 16); };
-  const auto low = [](uint32_t v) { return float(v & 0xffff); };
-  const float record[12] = {float(r.multiprocessor), high(r.start), low(r.start), 1.0f,
-                            high(r.realtime_start), low(r.realtime_start), high(r.realtime_end),
-                            low(r.realtime_end), float(r.staged), float(r.computed),
-                            float(r.outputs), float(r.end)};
-  texels.insert(texels.end(), record, record + 12);
+  const auto put = [&](uint32_t v, int count) {
+    for (int i = count - 1; i >= 0; --i) texels.push_back(float((v >> (8 * i)) & 0xff));
+  };
+  texels.push_back(1.0f);
+  put(r.multiprocessor, 2);
+  put(r.start, 4);
+  put(r.realtime_start, 4);
+  put(r.realtime_end, 4);
+  put(r.staged, 3);
+  put(r.computed, 3);
+  put(r.outputs, 3);
+  put(r.end, 3);
+  texels.push_back(0.0f);
 }
 
 // A workgroup on `sm` starting at clock `start` (realtime: one cycle a
@@ -40,8 +49,9 @@ PhaseRecord Workgroup(uint32_t sm, uint32_t start, uint32_t stage, uint32_t comp
 }
 
 TEST(PhaseClock, RecordsDecodeToWhatTheShaderMeasured) {
-  const PhaseRecord a = Workgroup(131, 0xfffff000u, 700, 9000, 300);  // the clock wraps within it
-  const PhaseRecord b = Workgroup(0, 123456789, 1, 2, 2);
+  // The clock wraps within a; b's multiprocessor needs both its bytes.
+  const PhaseRecord a = Workgroup(131, 0xfffff000u, 700, 9000, 300);
+  const PhaseRecord b = Workgroup(300, 123456789, 1, 2, 0xfffffa);
   std::vector<float> texels;
   Append(texels, a);
   Append(texels, b);
@@ -64,7 +74,7 @@ TEST(PhaseClock, RecordsDecodeToWhatTheShaderMeasured) {
 TEST(PhaseClock, RefusesRecordsNotWrittenOrOutOfOrder) {
   std::vector<float> texels;
   Append(texels, Workgroup(3, 100, 10, 20, 30));
-  texels.resize(texels.size() + 12, 0.0f);  // a workgroup that wrote nothing
+  texels.resize(texels.size() + kPhaseRecordTexels * 4, 0.0f);  // a workgroup that wrote nothing
   EXPECT_FALSE(DecodePhaseRecords(texels, 2).ok());
   EXPECT_FALSE(DecodePhaseRecords(texels, 3).ok());  // fewer texels than workgroups
   EXPECT_TRUE(DecodePhaseRecords(texels, 1).ok());
@@ -75,8 +85,13 @@ TEST(PhaseClock, RefusesRecordsNotWrittenOrOutOfOrder) {
   EXPECT_FALSE(DecodePhaseRecords(bad, 1).ok());
   std::vector<float> not_integer;
   Append(not_integer, Workgroup(3, 100, 10, 20, 30));
+  EXPECT_TRUE(DecodePhaseRecords(not_integer, 1).ok());
   not_integer[8] = 0.5f;
   EXPECT_FALSE(DecodePhaseRecords(not_integer, 1).ok());
+  std::vector<float> not_byte;  // what a value would read unsplit
+  Append(not_byte, Workgroup(3, 100, 10, 20, 30));
+  not_byte[6] = 256.0f;
+  EXPECT_FALSE(DecodePhaseRecords(not_byte, 1).ok());
 }
 
 // Two multiprocessors. On the first, two workgroups in lockstep (both
