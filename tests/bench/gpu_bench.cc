@@ -119,8 +119,8 @@ ABSL_FLAG(std::string, sweep_stream_shapes, "",
           "column then reading e.g. fast@24:2:2:1");
 ABSL_FLAG(bool, phase_clock, false,
           "instead of timing: run --variant fast's line kernel or large_radius's recursive "
-          "kernel (RGBA32F, --width, --height, --radius) with its phases clocked from inside it "
-          "and print where each workgroup's time goes and what the workgroups sharing a "
+          "kernel (--working_format, --width, --height, --radius) with its phases clocked from "
+          "inside it and print where each workgroup's time goes and what the workgroups sharing a "
           "multiprocessor do at once (tests/bench/phase_clock.h); needs VK_KHR_shader_clock");
 ABSL_FLAG(std::string, phase_clock_csv, "",
           "--phase_clock: also write every workgroup's record here");

@@ -28,9 +28,11 @@ namespace rgfx::bench {
 // radius / 2) and runs the clocked build of its kernel. Outputs: the
 // blurred image, then one records image per step (kPhaseRecordTexels
 // texels per workgroup, PhaseRecordsExtent; read back as floats, every
-// value a byte, exact in RGBA16F and RGBA32F). Refuses plans whose steps run another kernel (fast
-// at r <= 6 blurs both axes in one dispatch; large_radius's box stack, or
-// its rows two channels a workgroup) and devices without the shader clocks.
+// value a byte, exact in RGBA16F and RGBA32F). Refuses plans whose steps
+// run another kernel (fast at r <= 6 blurs both axes in one dispatch, and
+// in RGBA16F takes the matrix units where a device has them; large_radius's
+// box stack, or its rows two channels a workgroup) and devices without the
+// shader clocks.
 std::unique_ptr<graph::PassType> MakePhaseClockPass();
 
 // Must match PHASE_END() in passes/shaders/phase_clock.glsl: 28 values,
