@@ -298,6 +298,7 @@ void main() {
     w.im += pj.y * x - pq.y * ahead;
     pj = Mul(pj, p);
   }
+  PHASE_MARK(phase_swept)
   // The states entering the line's ends, folded into its end chunks.
   C4 left = zero, right = zero;
   if (pc.border == RGFX_BORDER_CLAMP) {
@@ -359,6 +360,7 @@ void main() {
   barrier();
   const C4 causal_in = C4(carry_re[causal_at], carry_im[causal_at]);
   const C4 anti_in = C4(carry_re[anti_at], carry_im[anti_at]);
+  PHASE_MARK(phase_scanned)
   z = Add(z, Scale(to_lane, causal_in));
   w = Add(w, Scale(from_lane, anti_in));
   // z's state before this chunk: the previous chunk's (or the carry); w's

@@ -190,9 +190,11 @@ absl::StatusOr<std::vector<PhaseRecord>> DecodePhaseRecords(std::span<const floa
     r.computed = bytes(18, 3);
     r.outputs = bytes(21, 3);
     r.end = bytes(24, 3);
+    r.swept = bytes(27, 3);
+    r.scanned = bytes(30, 3);
     // Each mark is taken after the one before it (0: the path has none).
     uint32_t last = 0;
-    for (uint32_t mark : {r.staged, r.computed, r.outputs, r.end}) {
+    for (uint32_t mark : {r.staged, r.swept, r.scanned, r.computed, r.outputs, r.end}) {
       if (mark == 0) continue;
       if (mark < last) {
         return absl::DataLossError(absl::StrCat("phase records: workgroup ", w,
@@ -223,7 +225,9 @@ PhaseSummary SummarizePhases(const std::vector<PhaseRecord>& records) {
   const double us = s.cycles_per_ns > 0 ? 1.0 / (s.cycles_per_ns * 1e3) : 0;
   // A phase a path does not have (mark 0) takes no time.
   const auto mark = [](uint32_t m, uint32_t before) { return m == 0 ? before : m; };
-  std::vector<double> stage, compute, outputs_staged, store, total;
+  std::vector<double> stage, compute, outputs_staged, store, total, first_sweep, scan,
+      second_sweep;
+  s.split = true;
   // Per multiprocessor, every workgroup's phases as intervals on its clock
   // (offsets from its first record's start, so that a wrap of the 32-bit
   // clock within the dispatch does no harm).
@@ -243,6 +247,13 @@ PhaseSummary SummarizePhases(const std::vector<PhaseRecord>& records) {
     outputs_staged.push_back((outputs - computed) * us);
     store.push_back((r.end - outputs) * us);
     total.push_back(r.end * us);
+    if (r.swept == 0 || r.scanned == 0 || r.computed == 0) {
+      s.split = false;
+    } else {
+      first_sweep.push_back((r.swept - staged) * us);
+      scan.push_back((r.scanned - r.swept) * us);
+      second_sweep.push_back((r.computed - r.scanned) * us);
+    }
     const uint32_t ref = reference.emplace(r.multiprocessor, r.start).first->second;
     const int64_t start = static_cast<int32_t>(r.start - ref);
     auto& e = events[r.multiprocessor];
@@ -258,6 +269,11 @@ PhaseSummary SummarizePhases(const std::vector<PhaseRecord>& records) {
   s.outputs_us = Median(outputs_staged);
   s.store_us = Median(store);
   s.total_us = Median(total);
+  if (s.split) {
+    s.first_sweep_us = Median(first_sweep);
+    s.scan_us = Median(scan);
+    s.second_sweep_us = Median(second_sweep);
+  }
   s.multiprocessors = static_cast<uint32_t>(events.size());
   double busy_total = 0, weighted[3] = {0, 0, 0}, idle_compute = 0;
   std::vector<double> busy_spans;
@@ -293,6 +309,10 @@ PhaseSummary SummarizePhases(const std::vector<PhaseRecord>& records) {
 }
 
 std::string FormatPhaseSummary(const PhaseSummary& s) {
+  const std::string split =
+      s.split ? absl::StrFormat("\n  compute, median us: first sweep %.2f, scan %.2f, second sweep %.2f",
+                                s.first_sweep_us, s.scan_us, s.second_sweep_us)
+              : "";
   return absl::StrFormat(
       "%d workgroups on %d multiprocessors; clock %.3f cycles/ns; dispatch %.1f us (realtime), "
       "a multiprocessor busy %.1f us (median)\n"
@@ -301,7 +321,7 @@ std::string FormatPhaseSummary(const PhaseSummary& s) {
       "%.1f, finishing %.1f; no workgroup computing %.1f%% of the busy time",
       s.workgroups, s.multiprocessors, s.cycles_per_ns, s.dispatch_us, s.busy_us, s.stage_us,
       s.compute_us, s.outputs_us, s.store_us, s.total_us, s.resident, s.most_resident, s.staging,
-      s.computing, s.finishing, 100 * s.idle_compute_share);
+      s.computing, s.finishing, 100 * s.idle_compute_share) + split;
 }
 
 }  // namespace rgfx::bench

@@ -7,7 +7,8 @@
 // (gaussian_blur_recursive.comp) with PHASE_CLOCK (phase_clock.glsl) have
 // invocation 0 of every workgroup record its multiprocessor and the clock
 // when it starts, when its input is in shared memory, when its arithmetic
-// is done, when its outputs are staged and when it ends; this file turns
+// is done, when its outputs are staged and when it ends (and, in the
+// recursive kernel, when its first sweep and its scan are done); this file turns
 // those records into how long each phase takes and what the workgroups
 // sharing a multiprocessor were doing at the same time.
 #pragma once
@@ -35,9 +36,9 @@ namespace rgfx::bench {
 // shader clocks.
 std::unique_ptr<graph::PassType> MakePhaseClockPass();
 
-// Must match PHASE_END() in passes/shaders/phase_clock.glsl: 28 values,
-// each a byte, in 7 pixels of the working format.
-inline constexpr uint32_t kPhaseRecordTexels = 7;
+// Must match PHASE_END() in passes/shaders/phase_clock.glsl: 36 values,
+// each a byte, in 9 pixels of the working format.
+inline constexpr uint32_t kPhaseRecordTexels = 9;
 // Records images are this many workgroups wide.
 inline constexpr uint32_t kPhaseRecordsPerRow = 32;
 graph::Extent PhaseRecordsExtent(uint64_t workgroups);
@@ -54,6 +55,10 @@ struct PhaseRecord {
   uint32_t computed = 0;  // invocation 0's products done
   uint32_t outputs = 0;   // the outputs staged for coalesced stores
   uint32_t end = 0;       // the stores issued
+  // Within the arithmetic, where a kernel has them (large_radius's
+  // recursive kernel): its first sweep done, its scan done.
+  uint32_t swept = 0;
+  uint32_t scanned = 0;
 };
 
 // Decodes `workgroups` records from a records image read back as floats
@@ -70,6 +75,10 @@ struct PhaseSummary {
   // Medians over workgroups, µs (cycles / cycles_per_ns): start to staged,
   // staged to computed, computed to outputs staged, to the end, and in all.
   double stage_us = 0, compute_us = 0, outputs_us = 0, store_us = 0, total_us = 0;
+  // The arithmetic split where every record marks its sweep and scan:
+  // staged to swept, swept to scanned, scanned to computed (medians, µs).
+  bool split = false;
+  double first_sweep_us = 0, scan_us = 0, second_sweep_us = 0;
   // Per multiprocessor, averaged over its busy time (first start to last
   // end of its workgroups): workgroups resident, and of those staging,
   // computing and finishing (outputs and stores); the most resident at

@@ -6,15 +6,16 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 namespace rgfx::bench {
 namespace {
 
-// The seven texels PHASE_END() writes for one workgroup: 1, then the
+// The nine texels PHASE_END() writes for one workgroup: 1, then the
 // multiprocessor (2 bytes), start (4), realtime start (4) and end (4),
-// staged, computed, outputs and end (3 each), a 0; bytes most significant
-// first.
+// staged, computed, outputs, end, swept and scanned (3 each), three 0;
+// bytes most significant first.
 void Append(std::vector<float>& texels, const PhaseRecord& r) {
   const auto put = [&](uint32_t v, int count) {
     for (int i = count - 1; i >= 0; --i) texels.push_back(float((v >> (8 * i)) & 0xff));
@@ -28,7 +29,9 @@ void Append(std::vector<float>& texels, const PhaseRecord& r) {
   put(r.computed, 3);
   put(r.outputs, 3);
   put(r.end, 3);
-  texels.push_back(0.0f);
+  put(r.swept, 3);
+  put(r.scanned, 3);
+  for (int i = 0; i < 3; ++i) texels.push_back(0.0f);
 }
 
 // A workgroup on `sm` starting at clock `start` (realtime: one cycle a
@@ -51,7 +54,10 @@ PhaseRecord Workgroup(uint32_t sm, uint32_t start, uint32_t stage, uint32_t comp
 TEST(PhaseClock, RecordsDecodeToWhatTheShaderMeasured) {
   // The clock wraps within a; b's multiprocessor needs both its bytes.
   const PhaseRecord a = Workgroup(131, 0xfffff000u, 700, 9000, 300);
-  const PhaseRecord b = Workgroup(300, 123456789, 1, 2, 0xfffffa);
+  PhaseRecord b = Workgroup(300, 123456789, 1, 2, 0xfffffa);
+  b.swept = 2;  // b's kernel marks its sweep and scan too
+  b.scanned = 3;
+  b.computed = 3;
   std::vector<float> texels;
   Append(texels, a);
   Append(texels, b);
@@ -68,6 +74,8 @@ TEST(PhaseClock, RecordsDecodeToWhatTheShaderMeasured) {
     EXPECT_EQ(got.computed, want.computed);
     EXPECT_EQ(got.outputs, want.outputs);
     EXPECT_EQ(got.end, want.end);
+    EXPECT_EQ(got.swept, want.swept);
+    EXPECT_EQ(got.scanned, want.scanned);
   }
 }
 
@@ -83,6 +91,12 @@ TEST(PhaseClock, RefusesRecordsNotWrittenOrOutOfOrder) {
   std::vector<float> bad;
   Append(bad, backwards);
   EXPECT_FALSE(DecodePhaseRecords(bad, 1).ok());
+  PhaseRecord scan_after_compute = Workgroup(3, 100, 10, 20, 30);
+  scan_after_compute.swept = 15;
+  scan_after_compute.scanned = scan_after_compute.computed + 1;
+  std::vector<float> late_scan;
+  Append(late_scan, scan_after_compute);
+  EXPECT_FALSE(DecodePhaseRecords(late_scan, 1).ok());
   std::vector<float> not_integer;
   Append(not_integer, Workgroup(3, 100, 10, 20, 30));
   EXPECT_TRUE(DecodePhaseRecords(not_integer, 1).ok());
@@ -124,6 +138,30 @@ TEST(PhaseClock, SummaryFollowsTheTimelines) {
   // first 100 and last 100 of the second.
   EXPECT_NEAR(s.idle_compute_share, 400.0 / 1100, 1e-12);
   EXPECT_DOUBLE_EQ(s.busy_us, 0.6);  // median of 0.5 and 0.6 (the upper)
+}
+
+// A kernel that marks its first sweep and its scan: the arithmetic splits
+// into the three; one that does not (fast's) has no split.
+TEST(PhaseClock, SummarySplitsTheArithmeticWhereTheKernelMarksIt) {
+  std::vector<PhaseRecord> records;
+  for (uint32_t scan : {50u, 70u, 90u}) {
+    PhaseRecord r = Workgroup(0, 1000, 100, 300, 100);
+    r.swept = 100 + 120;
+    r.scanned = r.swept + scan;
+    records.push_back(r);
+  }
+  const PhaseSummary s = SummarizePhases(records);
+  ASSERT_TRUE(s.split);
+  EXPECT_DOUBLE_EQ(s.first_sweep_us, 0.12);
+  EXPECT_DOUBLE_EQ(s.scan_us, 0.07);
+  EXPECT_DOUBLE_EQ(s.second_sweep_us, 0.11);  // 300 − 120 − 70 cycles, the median
+  EXPECT_NE(FormatPhaseSummary(s).find("first sweep 0.12, scan 0.07, second sweep 0.11"),
+            std::string::npos)
+      << FormatPhaseSummary(s);
+  records.push_back(Workgroup(0, 1000, 100, 300, 100));  // no marks: no split
+  const PhaseSummary unsplit = SummarizePhases(records);
+  EXPECT_FALSE(unsplit.split);
+  EXPECT_EQ(FormatPhaseSummary(unsplit).find("first sweep"), std::string::npos);
 }
 
 TEST(PhaseClock, RecordsImageHoldsEveryWorkgroup) {
