@@ -1,6 +1,7 @@
 #include "service/engine.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "graph/compile.h"
@@ -10,6 +11,17 @@
 #include "service/thread_name.h"
 
 namespace rgfx::service {
+
+namespace {
+
+// A run's GPU time in seconds, every repetition counted (nullopt without
+// timestamps).
+std::optional<double> GpuSeconds(const graph::RunResult& run) {
+  if (!run.gpu_ns) return std::nullopt;
+  return static_cast<double>(*run.gpu_ns) * run.repeats / 1e9;
+}
+
+}  // namespace
 
 Engine::Engine(const EngineOptions& options) : options_(options) {}
 
@@ -122,7 +134,9 @@ absl::StatusOr<graph::RunResult> Engine::Run(int worker, const graph::CompiledGr
     result = executor.Run(graph, fill, consume, absl::Seconds(60), repeats);
     return result.status();
   }));
-  if (submission_listener_) submission_listener_(1);
+  if (submission_listener_) {
+    submission_listener_(1, result.ok() ? GpuSeconds(*result) : std::nullopt);
+  }
   return result;
 }
 
@@ -134,7 +148,22 @@ absl::StatusOr<std::vector<graph::RunResult>> Engine::RunStaged(
     result = executor.RunStaged(graph, runs, absl::Seconds(60), repeats);
     return result.status();
   }));
-  if (submission_listener_) submission_listener_(static_cast<int>(runs.size()));
+  if (submission_listener_) {
+    // The runs of a batch are timed one after another in one submission.
+    std::optional<double> seconds;
+    if (result.ok()) {
+      seconds = 0.0;
+      for (const graph::RunResult& run : *result) {
+        const std::optional<double> one = GpuSeconds(run);
+        if (!one) {
+          seconds.reset();
+          break;
+        }
+        *seconds += *one;
+      }
+    }
+    submission_listener_(static_cast<int>(runs.size()), seconds);
+  }
   return result;
 }
 

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <thread>
@@ -124,8 +125,12 @@ class Engine {
   std::vector<std::string> TakeValidationMessages();
 
   // Called (from a worker thread) after every GPU submission that served
-  // requests, with how many it served (batching: more than one).
-  void set_submission_listener(std::function<void(int requests)> listener) {
+  // requests, with how many it served (batching: more than one) and the
+  // GPU time they took from timestamps (nullopt where the device has none,
+  // or the submission failed).
+  using SubmissionListener =
+      std::function<void(int requests, std::optional<double> gpu_seconds)>;
+  void set_submission_listener(SubmissionListener listener) {
     submission_listener_ = std::move(listener);
   }
 
@@ -171,7 +176,7 @@ class Engine {
   absl::Notification stop_trimming_;
   std::thread trimmer_;
   std::function<void(bool)> health_listener_;
-  std::function<void(int)> submission_listener_;
+  SubmissionListener submission_listener_;
 };
 
 }  // namespace rgfx::service

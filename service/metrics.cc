@@ -1,5 +1,7 @@
 #include "service/metrics.h"
 
+#include <map>
+
 #include <prometheus/counter.h>
 #include <prometheus/exposer.h>
 #include <prometheus/family.h>
@@ -154,6 +156,17 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                       .Help("GPU queue submissions of request work")
                       .Register(r)
                       .Add({});
+  device_requests_ = &prometheus::BuildCounter()
+                         .Name("rgfx_device_requests_total")
+                         .Help("Requests run on the device's GPU, by device index")
+                         .Register(r);
+  // Its rate is the share of time the GPU ran request work: what tells a
+  // busy device from an idle one, and a slow one (clocked down) from both.
+  device_gpu_seconds_ = &prometheus::BuildCounter()
+                            .Name("rgfx_device_gpu_seconds_total")
+                            .Help("GPU time of the requests run on the device (timestamp "
+                                  "queries), by device index")
+                            .Register(r);
   batch_requests_ = &prometheus::BuildHistogram()
                          .Name("rgfx_gpu_batch_requests")
                          .Help("Requests carried by one GPU submission")
@@ -247,9 +260,12 @@ void Metrics::SetDeviceHealthy(int device, bool healthy) {
   device_healthy_->Add({{"device", absl::StrCat(device)}}).Set(healthy ? 1 : 0);
 }
 
-void Metrics::CountSubmission(int requests) {
+void Metrics::CountSubmission(int device, int requests, std::optional<double> gpu_seconds) {
   submissions_->Increment();
   batch_requests_->Observe(requests);
+  const std::map<std::string, std::string> labels = {{"device", absl::StrCat(device)}};
+  device_requests_->Add(labels).Increment(requests);
+  if (gpu_seconds) device_gpu_seconds_->Add(labels).Increment(*gpu_seconds);
 }
 
 }  // namespace rgfx::service

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -78,8 +79,10 @@ class Metrics {
   void SetGpuMemoryBytes(int device, uint64_t bytes);
   void SetStagingMemoryBytes(int device, uint64_t bytes);
   void SetDeviceHealthy(int device, bool healthy);
-  // One GPU submission carrying `requests` requests (batching, DESIGN.md §9).
-  void CountSubmission(int requests);
+  // One GPU submission on device `device` carrying `requests` requests
+  // (batching, DESIGN.md §9) that took `gpu_seconds` (timestamps; nullopt
+  // where not measured).
+  void CountSubmission(int device, int requests, std::optional<double> gpu_seconds);
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
@@ -111,6 +114,8 @@ class Metrics {
   prometheus::Family<prometheus::Gauge>* staging_memory_;
   prometheus::Family<prometheus::Gauge>* device_healthy_;
   prometheus::Counter* submissions_;
+  prometheus::Family<prometheus::Counter>* device_requests_;
+  prometheus::Family<prometheus::Counter>* device_gpu_seconds_;
   prometheus::Histogram* batch_requests_;
 };
 

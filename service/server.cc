@@ -175,7 +175,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
     Metrics* metrics = server->metrics_.get();
     for (int i = 0; i < server->devices_->size(); ++i) {
       server->devices_->engine(i).set_submission_listener(
-          [metrics](int requests) { metrics->CountSubmission(requests); });
+          [metrics, i](int requests, std::optional<double> gpu_seconds) {
+            metrics->CountSubmission(i, requests, gpu_seconds);
+          });
     }
   }
   server->service_ = std::make_unique<PostProcessService>(*server->devices_, options.config,

@@ -9,6 +9,7 @@
 #include "absl/time/clock.h"
 
 #include "tests/e2e/direct_client.h"
+#include "tests/e2e/prometheus_text.h"
 #include "tests/e2e/server_fixture.h"
 
 namespace rgfx::testing {
@@ -22,7 +23,10 @@ constexpr char kBlurGraph[] = R"({
 
 TEST(Devices, TwoEnginesShareTheLoadWithTheSameBytes) {
   std::unique_ptr<service::Server> server =
-      StartServer({}, [](service::ServerOptions& o) { o.devices = "0,0"; });
+      StartServer({}, [](service::ServerOptions& o) {
+        o.devices = "0,0";
+        o.metrics_listen = "127.0.0.1:0";
+      });
   ASSERT_NE(server, nullptr);
   ASSERT_EQ(server->devices().size(), 2);
   const int port = server->port();
@@ -54,6 +58,17 @@ TEST(Devices, TwoEnginesShareTheLoadWithTheSameBytes) {
   EXPECT_EQ(first + second, 25);
   EXPECT_GE(first, 5);
   EXPECT_GE(second, 5);
+  // The metrics say the same per device, and each device's GPU time (what
+  // shows a GPU idle, busy or clocked down).
+  absl::StatusOr<Scrape> scrape = ScrapeMetrics(server->metrics_port());
+  ASSERT_TRUE(scrape.ok()) << scrape.status();
+  EXPECT_EQ(scrape->Sum("rgfx_device_requests_total", {{"device", "0"}}), first);
+  EXPECT_EQ(scrape->Sum("rgfx_device_requests_total", {{"device", "1"}}), second);
+  EXPECT_GT(scrape->Sum("rgfx_device_gpu_seconds_total", {{"device", "0"}}), 0);
+  EXPECT_GT(scrape->Sum("rgfx_device_gpu_seconds_total", {{"device", "1"}}), 0);
+  // Every request's GPU time went to one device or the other.
+  EXPECT_NEAR(scrape->Sum("rgfx_device_gpu_seconds_total"), scrape->Sum("rgfx_gpu_seconds_sum"),
+              1e-6 * 25);
 
   auto stub = v1::PostProcess::NewStub(NewChannel(port));
   grpc::ClientContext context;
