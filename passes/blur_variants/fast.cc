@@ -42,6 +42,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/strings/str_format.h"
 #include "passes/blur_variants/blur_variant.h"
+#include "passes/blur_variants/fast_fft.h"
 #include "passes/gaussian_weights.h"
 #include "passes/half_float.h"
 #include "passes/pass_util.h"
@@ -1129,7 +1130,7 @@ class FastBlur final : public BlurVariant {
           " here, or use variant large_radius, tuned or exact"));
     }
     const uint32_t shared_pixels = static_cast<uint32_t>((shared - weight_bytes) / pixel_bytes);
-    bool matrix = false, streamed = false;
+    bool matrix = false, streamed = false, fft = false;
     int scaled_axes = 0;  // RGBA32F axes streamed in fp16
     const FastSplitPolicy split = SplitPolicy();
     const std::vector<FastTapPart> split_parts =
@@ -1142,6 +1143,11 @@ class FastBlur final : public BlurVariant {
         matrix = true;
         streamed = streamed || IsStreamShader(m->shader);
         scaled_axes += IsStreamShader(m->shader) && config.working == graph::PixelFormat::kRgba32F;
+        continue;
+      }
+      if (std::optional<StepKernel> f = PlanFftAxis(config, a.layout)) {
+        prepared.steps.push_back(*f);
+        fft = true;
         continue;
       }
       StepKernel k;
@@ -1170,8 +1176,10 @@ class FastBlur final : public BlurVariant {
       prepared.steps.push_back(k);
     }
     if (axes.size() == 2) TileTheTemporary(config, plan, prepared);
+    if (axes.size() == 2) TransposeFftTemporary(plan, prepared);
     if (matrix) plan.constants.push_back(MatrixTaps(weights));
     AddSplitParts(config, split_parts, plan, prepared);
+    AddFftConstants(config, plan, prepared);
     if (scaled_axes > 0) {
       // Worst case over both axes: the second reads the first's output,
       // whose largest magnitude is at most the input's (weights sum to 1).
@@ -1209,6 +1217,9 @@ class FastBlur final : public BlurVariant {
                        HalfWeightsError(weights))
         : matrix ? "exact (weights in double, split into two fp16 terms on the matrix units, "
                    "fp32 accumulation: float rounding only)"
+        : fft ? "exact (every tap, through fp32 FFTs of each line with its borders and the "
+                "kernel's spectrum computed in double: float rounding only, each value rounded "
+                "about once per radix-16 pass, ~log2(N) / 4 + 1 times a transform)"
                  : "exact (weights in double, fp32 accumulation: float rounding only)";
     prepared.accuracy = {true, accuracy, {}};
     return absl::OkStatus();
@@ -1228,6 +1239,7 @@ class FastBlur final : public BlurVariant {
       const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(0)};
       return ctx.Dispatch(shader, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
     }
+    if (IsFftStep(k)) return RecordFftAxis(ctx, k, prepared.config.radius);
     if (!k.tap_shifts.empty()) return RecordSplitStream(ctx, k, StreamPush{push, k.segment});
     if (IsStreamShader(k.shader)) {
       const StreamPush stream_push{push, k.segment};

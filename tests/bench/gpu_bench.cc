@@ -33,6 +33,7 @@
 #include "graph/executor.h"
 #include "passes/blur_variants/blur_variant.h"
 #include "passes/blur_variants/fast.h"
+#include "passes/blur_variants/fast_fft.h"
 #include "passes/blur_variants/large_radius.h"
 #include "passes/builtin_passes.h"
 #include "passes/gaussian_blur.h"
@@ -72,6 +73,14 @@ ABSL_FLAG(int, tiled_temp_max_blocks, -1,
 ABSL_FLAG(int, stream_min_subgroups, 0,
           "fast's streamed kernel: the fewest subgroups a pass may run in (segments grow to "
           "it; the one-wave rule drops one down to it); 0: the plan's (1,024; 768 from r = 65)");
+ABSL_FLAG(int, fft_from_radius, -1,
+          "fast RGBA32F: each axis through the FFT from this radius on where its transform fits "
+          "(a huge radius: never); -1 keeps the plan's rule");
+ABSL_FLAG(int, fft_per_invocation, 0,
+          "fast RGBA32F's FFT: elements an invocation holds, 16 or 8; 0 keeps the plan's");
+ABSL_FLAG(int, fft_transposed, -1,
+          "fast RGBA32F's FFT: 1 writes the temporary transposed where both axes transform, 0 "
+          "not; -1 keeps the plan's");
 ABSL_FLAG(int, split_from_radius, 0,
           "fast RGBA16F: split the taps into parts (one streamed dispatch each, sums in fp32) "
           "from this radius on; 0 keeps the plan's (384)");
@@ -513,6 +522,17 @@ int Main() {
   }
   if (const int min_subgroups = absl::GetFlag(FLAGS_stream_min_subgroups); min_subgroups > 0) {
     passes::SetFastStreamMinSubgroups(static_cast<uint32_t>(min_subgroups));
+  }
+  if (absl::GetFlag(FLAGS_fft_from_radius) >= 0 || absl::GetFlag(FLAGS_fft_per_invocation) != 0 ||
+      absl::GetFlag(FLAGS_fft_transposed) >= 0) {
+    passes::FftPolicy policy = passes::FastFftPolicy();
+    if (const int from = absl::GetFlag(FLAGS_fft_from_radius); from >= 0) policy.from_radius = from;
+    if (const int per = absl::GetFlag(FLAGS_fft_per_invocation); per != 0) {
+      if (per != 8 && per != 16) Fail(absl::InvalidArgumentError("--fft_per_invocation: 8 or 16"));
+      policy.per_invocation = static_cast<uint32_t>(per);
+    }
+    if (const int t = absl::GetFlag(FLAGS_fft_transposed); t >= 0) policy.transposed_temporary = t;
+    passes::SetFastFftPolicy(policy);
   }
   if (absl::GetFlag(FLAGS_split_from_radius) != 0 || absl::GetFlag(FLAGS_split_part_radius) != 0) {
     passes::FastSplitPolicy policy = passes::kFastSplitPolicy;

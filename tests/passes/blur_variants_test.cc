@@ -32,6 +32,7 @@
 #include "passes/blur_variants/blur_variant.h"
 #include "passes/blur_variants/decimated.h"
 #include "passes/blur_variants/fast.h"
+#include "passes/blur_variants/fast_fft.h"
 #include "passes/image_metrics.h"
 #include "passes/gaussian_blur.h"
 #include "tests/support/gpu_env.h"
@@ -294,6 +295,51 @@ TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
       }
     }
   }
+}
+
+// fast RGBA32F through the FFT (passes/blur_variants/fast_fft.h), forced
+// from every radius (passes::SetFastFftFromRadius(0)): transforms of 256
+// points (lines far shorter) up to the device's largest (2048 on 32 KB),
+// lines of one pixel, radii 0 to 300 with lines shorter than the radius,
+// every border, one axis and both. The plan must name the FFT on every
+// axis. Tolerance as for every RGBA32F exact path (float rounding).
+TEST_F(BlurVariantsTest, FastRgba32FThroughTheFftMatchesReference) {
+  struct Reset {
+    ~Reset() { passes::SetFastFftPolicy(std::nullopt); }
+  } reset;
+  const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
+  ASSERT_GE(passes::FftMaxSize(caps), 2048u) << "the FFT needs 32 KB of shared memory for 2048 points";
+  uint32_t seed = 3300;
+  double worst = 0;
+  // Both builds (16 and 8 elements an invocation), the temporary transposed
+  // and not.
+  for (const passes::FftPolicy policy : {passes::FftPolicy{0, 16, true}, passes::FftPolicy{0, 8, false}}) {
+  passes::SetFastFftPolicy(policy);
+  const struct {
+    int w, h, radius;
+  } shapes[] = {{37, 29, 5}, {131, 67, 64}, {1, 130, 24}, {130, 1, 300}, {1, 1, 1},
+                {993, 5, 27}, {5, 1017, 0}, {17, 1500, 270}};
+  for (const auto& shape : shapes) {
+    for (int b = 0; b < 4; ++b) {
+      Case c{"fast", shape.w, shape.h, shape.radius};
+      c.border = kBorders[b];
+      c.axes = b == 1 ? "horizontal" : b == 2 ? "vertical" : "both";
+      // (Both axes up to r = 8 take the one-dispatch path instead.)
+      if (c.radius <= 8 && c.axes == "both") c.axes = b == 0 ? "horizontal" : "vertical";
+      c.working = PixelFormat::kRgba32F;
+      c.max_taps = 2 * 300 + 1;
+      const passes::BlurPrepared prepared =
+          FastPlan(caps, c.radius, c.width, c.height, c.axes, PixelFormat::kRgba32F);
+      for (const passes::StepKernel& k : prepared.steps) {
+        const uint64_t size = passes::FftLineSize(k.layout.n, uint64_t(c.radius));
+        EXPECT_THAT(k.details, ::testing::HasSubstr(absl::StrCat(size, "-point transforms")))
+            << c.Name();
+      }
+      worst = std::max(worst, CheckAgainstReference(c, seed++));
+    }
+  }
+  }
+  std::printf("%s: worst error through the FFT %.2e\n", caps.name.c_str(), worst);
 }
 
 // fast's rows where no segment fits the shared memory (lavapipe's 32 KB:

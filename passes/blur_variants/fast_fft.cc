@@ -1,0 +1,192 @@
+// fast's FFT axis (fast_fft.h): the plan, its constants and its dispatch.
+#include "passes/blur_variants/fast_fft.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numbers>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "passes/gaussian_weights.h"
+#include "passes/pass_util.h"
+#include "kGaussianBlurFftF16.h"
+#include "kGaussianBlurFftF32.h"
+#include "kGaussianBlurFftPer8F32.h"
+
+namespace rgfx::passes {
+namespace {
+
+// StepKernel::shader of an FFT step (fast.cc's own kernels are 0-5): 16
+// or 8 elements an invocation.
+constexpr int kShaderFft16 = 16;
+constexpr int kShaderFft8 = 17;
+constexpr uint32_t kElementBytes = 16;  // a vec4: one element of both sequences
+
+// Must match the push_constant block of gaussian_blur_fft.comp.
+struct FftPush {
+  uint32_t n;
+  uint32_t lines;
+  uint32_t line_stride;
+  uint32_t pixel_stride;
+  uint32_t out_line_stride;
+  uint32_t out_pixel_stride;
+  uint32_t radius;
+};
+static_assert(sizeof(FftPush) == 7 * sizeof(uint32_t), "the shader's block has no padding");
+
+// H200, RGBA32F, µs per axis against the fp32 line paths: see
+// docs/PERFORMANCE.md, "`fast` RGBA32F through the FFT".
+constexpr FftPolicy kFftPolicy = {24, 16, true};
+
+absl::Mutex policy_mu;
+std::optional<FftPolicy> policy_override ABSL_GUARDED_BY(policy_mu);
+
+std::vector<std::byte> Blob(const std::vector<float>& values) {
+  std::vector<std::byte> blob(values.size() * sizeof(float));
+  std::memcpy(blob.data(), values.data(), blob.size());
+  return blob;
+}
+
+}  // namespace
+
+uint64_t FftLineSize(uint64_t n, uint64_t radius) {
+  uint64_t size = kFftMinSize;
+  while (size < n + 2 * radius) size *= 2;
+  return size;
+}
+
+uint32_t FftMaxSize(const gpu::DeviceCaps& caps, uint32_t per_invocation) {
+  uint32_t size = 0;
+  for (uint64_t s = kFftMinSize; s * kElementBytes <= caps.max_compute_shared_memory_bytes &&
+                                 s / per_invocation <= caps.max_workgroup_invocations &&
+                                 s / per_invocation <= caps.max_workgroup_size[0];
+       s *= 2) {
+    size = static_cast<uint32_t>(s);
+  }
+  return size;
+}
+
+std::vector<float> FftTwiddles(uint32_t size) {
+  std::vector<float> twiddles(2 * size_t{size});
+  for (uint32_t t = 0; t < size; ++t) {
+    const double angle = 2 * std::numbers::pi * t / size;
+    twiddles[2 * t] = static_cast<float>(std::cos(angle));
+    twiddles[2 * t + 1] = static_cast<float>(-std::sin(angle));
+  }
+  return twiddles;
+}
+
+std::vector<float> FftKernelSpectrum(const std::vector<double>& weights, uint32_t size) {
+  std::vector<float> spectrum(size);
+  // H is even (H[k] = H[N − k]): half of it, each by the recurrence
+  // cos((t + 1)θ) = 2 cos θ · cos(tθ) − cos((t − 1)θ), in double (its error
+  // grows ~t² · 1e-16: far below fp32's for any radius a line fits).
+  for (uint32_t k = 0; k <= size / 2; ++k) {
+    const double theta = 2 * std::numbers::pi * k / size;
+    const double c1 = std::cos(theta);
+    double before = 1, now = c1, sum = weights[0];
+    for (size_t t = 1; t < weights.size(); ++t) {
+      sum += 2 * weights[t] * now;
+      const double next = 2 * c1 * now - before;
+      before = now;
+      now = next;
+    }
+    spectrum[k] = static_cast<float>(sum / size);
+    if (k > 0) spectrum[size - k] = spectrum[k];
+  }
+  return spectrum;
+}
+
+std::optional<StepKernel> PlanFftAxis(const BlurConfig& config, const LineLayout& layout) {
+  const FftPolicy policy = FastFftPolicy();
+  if (config.working != graph::PixelFormat::kRgba32F || config.radius < policy.from_radius ||
+      layout.n == 0 || layout.lines == 0) {
+    return std::nullopt;
+  }
+  const uint64_t size = FftLineSize(layout.n, static_cast<uint64_t>(config.radius));
+  if (size > FftMaxSize(config.caps, policy.per_invocation)) return std::nullopt;
+  const uint32_t threads = static_cast<uint32_t>(size / policy.per_invocation);
+  StepKernel k;
+  k.layout = layout;
+  k.shader = policy.per_invocation == 8 ? kShaderFft8 : kShaderFft16;
+  k.spec.values = {threads, static_cast<uint32_t>(size), config.border};
+  k.groups_x = std::min(layout.lines, config.caps.max_workgroup_count[0]);
+  k.groups_y = DivideRoundingUp(layout.lines, k.groups_x);
+  k.details = absl::StrCat("FFT: a workgroup of ", threads, " per line, ", size,
+                           "-point transforms (radix ", policy.per_invocation,
+                           ") of red + i green and blue + i alpha, the spectrum times the "
+                           "kernel's, and back; shared memory ",
+                           size * kElementBytes, " bytes");
+  return k;
+}
+
+void TransposeFftTemporary(graph::PassPlan& plan, BlurPrepared& prepared) {
+  if (!FastFftPolicy().transposed_temporary || prepared.steps.size() != 2 ||
+      plan.temp_extents.size() != 1 || !IsFftStep(prepared.steps[0]) ||
+      !IsFftStep(prepared.steps[1])) {
+    return;
+  }
+  LineLayout& rows = prepared.steps[0].layout;
+  LineLayout& columns = prepared.steps[1].layout;
+  // Pixel (x, y) of the temporary at x·height + y: rows write down its
+  // columns, columns read along its rows.
+  const uint32_t width = rows.n, height = rows.lines;
+  plan.temp_extents[0] = {height, width};
+  rows.out_line_stride = 1;
+  rows.out_pixel_stride = height;
+  columns.in_line_stride = height;
+  columns.in_pixel_stride = 1;
+  prepared.steps[0].details += "; writes the temporary transposed";
+  prepared.steps[1].details += "; reads the temporary transposed";
+}
+
+bool IsFftStep(const StepKernel& k) { return k.shader == kShaderFft16 || k.shader == kShaderFft8; }
+
+void AddFftConstants(const BlurConfig& config, graph::PassPlan& plan, BlurPrepared& prepared) {
+  const std::vector<double> weights = GaussianWeights(config.radius, config.sigma);
+  uint32_t blob_size = 0;  // the size of the last blobs added (axes of one size share them)
+  int blob = -1;
+  for (StepKernel& k : prepared.steps) {
+    if (!IsFftStep(k)) continue;
+    const uint32_t size = k.spec.values[1];
+    if (size != blob_size) {
+      blob = static_cast<int>(plan.constants.size());
+      plan.constants.push_back(Blob(FftTwiddles(size)));
+      plan.constants.push_back(Blob(FftKernelSpectrum(weights, size)));
+      blob_size = size;
+    }
+    k.constants = blob;
+  }
+}
+
+absl::Status RecordFftAxis(graph::RecordContext& ctx, const StepKernel& k, int radius) {
+  const LineLayout& l = k.layout;
+  const FftPush push{l.n,
+                     l.lines,
+                     l.in_line_stride,
+                     l.in_pixel_stride,
+                     l.out_line_stride,
+                     l.out_pixel_stride,
+                     static_cast<uint32_t>(std::max(radius, 0))};
+  const gpu::ShaderCode shader =
+      k.shader == kShaderFft8
+          ? gpu::ShaderCode{"gaussian_blur_fft_per8", kGaussianBlurFftPer8F32, 4, sizeof(FftPush)}
+          : WorkingShader(ctx.working_format(), "gaussian_blur_fft", kGaussianBlurFftF16,
+                          kGaussianBlurFftF32, 4, sizeof(FftPush));
+  const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(k.constants),
+                                      ctx.constants(k.constants + 1)};
+  return ctx.Dispatch(shader, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
+}
+
+FftPolicy FastFftPolicy() {
+  absl::MutexLock lock(&policy_mu);
+  return policy_override.value_or(kFftPolicy);
+}
+
+void SetFastFftPolicy(std::optional<FftPolicy> policy) {
+  absl::MutexLock lock(&policy_mu);
+  policy_override = policy;
+}
+
+}  // namespace rgfx::passes

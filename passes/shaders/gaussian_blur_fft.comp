@@ -1,0 +1,249 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+// gaussian_blur "fast", one axis through the FFT: a line's convolution with
+// the kernel is a product of their spectra, so every tap costs nothing once
+// the line is transformed. Per pixel and channel about 2·5·log2(N) flops for
+// the two transforms, against 2R + 1 multiply-adds a pixel and channel
+// directly (r = 64: 129), whatever the radius (only N grows with it).
+//
+// One workgroup per line. The line, extended by the border to N ≥ n + 2R
+// pixels (a power of two; the right border after the line, the left one at
+// the end, zeros between), is two complex sequences, red + i·green and
+// blue + i·alpha: the kernel is real, so the transform of their convolution
+// carries both channels of each, and a vec4 is one element of both.
+// Each invocation holds 16 elements in registers, element m being the
+// line's index j + kThreads·m (j the invocation): Stockham passes of radix
+// 16 (the last one of radix 2, 4 or 8 where log2 N is not a multiple of 4)
+// each read that set, transform groups of it and write the results where
+// the next pass reads them, through shared memory. The last pass's results
+// land in the invocation's own set again, so the spectrum is multiplied by
+// the kernel's (real: the kernel is symmetric; divided by N for the inverse
+// transform) in registers, and the inverse transform starts from there; its
+// last pass leaves output j + kThreads·m in register m, stored straight to
+// memory. Loads and stores coalesce (consecutive invocations, consecutive
+// pixels); only the passes in between go through shared memory.
+// Accuracy: fp32 throughout, twiddles from a table rounded from double
+// (binding 2) and the kernel's spectrum computed in double (binding 3): a
+// transform's rounding error grows with log2 N, not with the radius
+// (passes/blur_variants/fast_fft.h states the bound).
+#include "shader_interface.h"
+#include "working_format.glsl"
+#include "border.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 0) const uint kThreads = 128;  // kSize / kPer
+layout(constant_id = 1) const uint kSize = 2048;    // N, a power of two, >= 16·16
+layout(constant_id = 2) const uint kBorder = 0;     // RGFX_BORDER_*
+
+// Must match FftPush in passes/blur_variants/fast_fft.cc.
+layout(push_constant) uniform Push {
+  uint n;
+  uint lines;
+  uint line_stride;  // where the line's pixels are read
+  uint pixel_stride;
+  uint out_line_stride;  // and written (a transposed temporary: other strides)
+  uint out_pixel_stride;
+  uint radius;
+} pc;
+
+WORKING_BUFFER(0, readonly, src);
+WORKING_BUFFER(1, writeonly, dst);
+// exp(−2πi·t/N) for t < N.
+layout(std430, binding = 2) readonly buffer TwiddleBlock { vec2 twiddle[]; };
+// The kernel's spectrum over N: H[k] / N for k < N.
+layout(std430, binding = 3) readonly buffer SpectrumBlock { float spectrum[]; };
+
+// Elements per invocation, and the radix of every pass but the last: 16, or
+// 8 (twice the invocations a line, for half the registers each).
+#ifndef PER
+#define PER 16
+#endif
+const uint kPer = PER;
+vec4 a[kPer];          // element m: the line's index j + kThreads·m
+// Between passes. Indices are swizzled within blocks of kPer (Swizzled) so
+// that the 8 invocations of a quarter subgroup writing 16-byte elements
+// kPer apart (the first pass) hit different banks; the other passes' writes
+// and every read take 8 consecutive elements of one block.
+shared vec4 exchange[kSize];
+
+uint Swizzled(uint i) { return i ^ ((i / kPer) & (kPer - 1u)); }
+
+// cos and sin of 2π·m/16.
+const float kCos16[16] = float[16](1.0, 0.92387953251128674, 0.70710678118654752,
+                                   0.38268343236508977, 0.0, -0.38268343236508977,
+                                   -0.70710678118654752, -0.92387953251128674, -1.0,
+                                   -0.92387953251128674, -0.70710678118654752,
+                                   -0.38268343236508977, 0.0, 0.38268343236508977,
+                                   0.70710678118654752, 0.92387953251128674);
+const float kSin16[16] = float[16](0.0, 0.38268343236508977, 0.70710678118654752,
+                                   0.92387953251128674, 1.0, 0.92387953251128674,
+                                   0.70710678118654752, 0.38268343236508977, 0.0,
+                                   -0.38268343236508977, -0.70710678118654752,
+                                   -0.92387953251128674, -1.0, -0.92387953251128674,
+                                   -0.70710678118654752, -0.38268343236508977);
+
+// Both complex numbers of v (xy and zw) times w.
+vec4 Mul(vec4 v, vec2 w) { return v * w.x + vec4(-v.y, v.x, -v.w, v.z) * w.y; }
+
+// Times −i·d (d = 1: the forward transform's e^(−2πi/4); −1: the inverse's).
+vec4 MulMinusI(vec4 v, float d) { return d * vec4(v.y, -v.x, v.w, -v.z); }
+
+// e^(−2πi·d·m/16), m a constant once unrolled.
+vec2 Root16(uint m, float d) { return vec2(kCos16[m & 15u], -d * kSin16[m & 15u]); }
+
+// In place, natural order: the 2-, 4-, 8- and 16-point transforms of the
+// elements a[o + s·k] (o and s constants once unrolled).
+void Dft2(uint o, uint s) {
+  const vec4 e0 = a[o], e1 = a[o + s];
+  a[o] = e0 + e1;
+  a[o + s] = e0 - e1;
+}
+
+void Dft4(uint o, uint s, float d) {
+  const vec4 t0 = a[o] + a[o + 2u * s], t1 = a[o] - a[o + 2u * s];
+  const vec4 t2 = a[o + s] + a[o + 3u * s], t3 = MulMinusI(a[o + s] - a[o + 3u * s], d);
+  a[o] = t0 + t2;
+  a[o + s] = t1 + t3;
+  a[o + 2u * s] = t0 - t2;
+  a[o + 3u * s] = t1 - t3;
+}
+
+// 8 = 2 × 4: index k = k1 + 2·k2; the 4-point transforms over k2, twiddles
+// e^(−2πi·d·k1·q2/8), the 2-point ones over k1; output q2 + 4·q1 ends at
+// position 2·q2 + q1, hence the reordering.
+void Dft8(uint o, uint s, float d) {
+  [[unroll]] for (uint k1 = 0u; k1 < 2u; ++k1) Dft4(o + k1 * s, 2u * s, d);
+  [[unroll]] for (uint q2 = 1u; q2 < 4u; ++q2) {
+    a[o + (1u + 2u * q2) * s] = Mul(a[o + (1u + 2u * q2) * s], Root16(2u * q2, d));
+  }
+  [[unroll]] for (uint q2 = 0u; q2 < 4u; ++q2) Dft2(o + 2u * q2 * s, s);
+  vec4 t[8];
+  [[unroll]] for (uint q = 0u; q < 8u; ++q) t[q] = a[o + (2u * (q & 3u) + (q >> 2)) * s];
+  [[unroll]] for (uint q = 0u; q < 8u; ++q) a[o + q * s] = t[q];
+}
+
+// 16 = 4 × 4, the same way.
+void Dft16(uint o, uint s, float d) {
+  [[unroll]] for (uint k1 = 0u; k1 < 4u; ++k1) Dft4(o + k1 * s, 4u * s, d);
+  [[unroll]] for (uint k1 = 1u; k1 < 4u; ++k1) {
+    [[unroll]] for (uint q2 = 1u; q2 < 4u; ++q2) {
+      a[o + (k1 + 4u * q2) * s] = Mul(a[o + (k1 + 4u * q2) * s], Root16(k1 * q2, d));
+    }
+  }
+  [[unroll]] for (uint q2 = 0u; q2 < 4u; ++q2) Dft4(o + 4u * q2 * s, s, d);
+  vec4 t[16];
+  [[unroll]] for (uint q = 0u; q < 16u; ++q) t[q] = a[o + (4u * (q & 3u) + (q >> 2)) * s];
+  [[unroll]] for (uint q = 0u; q < 16u; ++q) a[o + q * s] = t[q];
+}
+
+// Before a pass's transforms of radix R: input k of the group led by
+// virtual invocation v times e^(−2πi·d·(v mod ns)·k / (ns·R)).
+void Twiddle(uint first, uint stride, uint radix, uint v, uint ns, float d) {
+  if (ns == 1u) return;
+  const uint step = (v % ns) * (kSize / (ns * radix));
+  [[unroll]] for (uint k = 1u; k < kPer; ++k) {
+    if (k < radix) {
+      const vec2 w = twiddle[step * k];
+      a[first + k * stride] = Mul(a[first + k * stride], vec2(w.x, d * w.y));
+    }
+  }
+}
+
+// Where output q of the group led by v goes: Stockham's autosort order.
+void Scatter(uint first, uint stride, uint radix, uint v, uint ns) {
+  const uint base = (v / ns) * ns * radix + v % ns;
+  [[unroll]] for (uint q = 0u; q < kPer; ++q) {
+    if (q < radix) exchange[Swizzled(base + q * ns)] = a[first + q * stride];
+  }
+}
+
+// Every pass reads the invocation's own set back (after the writes, and
+// before anyone writes again).
+void Gather() {
+  barrier();
+  const uint j = gl_LocalInvocationID.x;
+  [[unroll]] for (uint m = 0u; m < kPer; ++m) a[m] = exchange[Swizzled(j + kThreads * m)];
+  barrier();
+}
+
+// One pass of radix kPer (one group per invocation) over stride ns; `last`
+// keeps the results in registers (they are the invocation's set then).
+void PassMain(uint ns, float d, bool last) {
+  const uint v = gl_LocalInvocationID.x;
+  Twiddle(0u, 1u, kPer, v, ns, d);
+#if PER == 16
+  Dft16(0u, 1u, d);
+#else
+  Dft8(0u, 1u, d);
+#endif
+  if (!last) {
+    Scatter(0u, 1u, kPer, v, ns);
+    Gather();
+  }
+}
+
+// The last pass where log2 N is not a multiple of log2 kPer: kPer / radix
+// groups per invocation, group u led by virtual invocation j + kThreads·u,
+// its inputs a[u + (kPer / radix)·k].
+void PassTail(uint radix, uint ns, float d) {
+  const uint j = gl_LocalInvocationID.x;
+  if (radix == 8u) {
+    [[unroll]] for (uint u = 0u; u < kPer / 8u; ++u) {
+      Twiddle(u, kPer / 8u, 8u, j + kThreads * u, ns, d);
+      Dft8(u, kPer / 8u, d);
+    }
+  } else if (radix == 4u) {
+    [[unroll]] for (uint u = 0u; u < kPer / 4u; ++u) {
+      Twiddle(u, kPer / 4u, 4u, j + kThreads * u, ns, d);
+      Dft4(u, kPer / 4u, d);
+    }
+  } else if (radix == 2u) {
+    [[unroll]] for (uint u = 0u; u < kPer / 2u; ++u) {
+      Twiddle(u, kPer / 2u, 2u, j + kThreads * u, ns, d);
+      Dft2(u, kPer / 2u);
+    }
+  }
+}
+
+// The whole transform, forwards (d = 1) or backwards (d = −1, unscaled).
+void Transform(float d) {
+  const uint bits = findLSB(kSize), per_bits = findLSB(kPer);
+  const uint passes = bits / per_bits;
+  const uint tail = 1u << (bits % per_bits);  // 1: none
+  uint ns = 1u;
+  for (uint p = 0u; p < passes; ++p) {
+    PassMain(ns, d, tail == 1u && p + 1u == passes);
+    ns *= kPer;
+  }
+  if (tail != 1u) PassTail(tail, ns, d);
+}
+
+void main() {
+  const uint j = gl_LocalInvocationID.x;
+  const uint line = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  if (line >= pc.lines) return;  // whole workgroups: no barrier is skipped by part of one
+  const uint base = line * pc.line_stride, out_base = line * pc.out_line_stride;
+  const int n = int(pc.n), r = int(pc.radius);
+  [[unroll]] for (uint m = 0u; m < kPer; ++m) {
+    const int g = int(j + kThreads * m);
+    // The extended line: the pixels, the right border after them, the left
+    // one at the end (index g − N), zeros between.
+    int from = -1;
+    if (g < n) {
+      from = g;
+    } else if (g < n + r) {
+      from = BorderIndex(g, n, kBorder);
+    } else if (g >= int(kSize) - r) {
+      from = BorderIndex(g - int(kSize), n, kBorder);
+    }
+    a[m] = from < 0 ? vec4(0.0) : LOAD_PIXEL(src, base + uint(from) * pc.pixel_stride);
+  }
+  Transform(1.0);
+  [[unroll]] for (uint m = 0u; m < kPer; ++m) a[m] *= spectrum[j + kThreads * m];
+  Transform(-1.0);
+  [[unroll]] for (uint m = 0u; m < kPer; ++m) {
+    const uint g = j + kThreads * m;
+    if (g < pc.n) STORE_PIXEL(dst, out_base + g * pc.out_pixel_stride, a[m]);
+  }
+}
