@@ -1176,7 +1176,6 @@ class FastBlur final : public BlurVariant {
       prepared.steps.push_back(k);
     }
     if (axes.size() == 2) TileTheTemporary(config, plan, prepared);
-    if (axes.size() == 2) TransposeFftTemporary(plan, prepared);
     if (matrix) plan.constants.push_back(MatrixTaps(weights));
     AddSplitParts(config, split_parts, plan, prepared);
     AddFftConstants(config, plan, prepared);

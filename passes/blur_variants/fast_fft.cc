@@ -12,16 +12,22 @@
 #include "passes/pass_util.h"
 #include "kGaussianBlurFftF16.h"
 #include "kGaussianBlurFftF32.h"
+#include "kGaussianBlurFftPairsF32.h"
+#include "kGaussianBlurFftPairsPer8F32.h"
 #include "kGaussianBlurFftPer8F32.h"
 
 namespace rgfx::passes {
 namespace {
 
 // StepKernel::shader of an FFT step (fast.cc's own kernels are 0-5): 16
-// or 8 elements an invocation.
+// or 8 elements an invocation, both sequences of a line a workgroup (an
+// element a vec4) or one (PAIRS: a vec2, two workgroups a line).
 constexpr int kShaderFft16 = 16;
 constexpr int kShaderFft8 = 17;
-constexpr uint32_t kElementBytes = 16;  // a vec4: one element of both sequences
+constexpr int kShaderFftPairs16 = 18;
+constexpr int kShaderFftPairs8 = 19;
+constexpr uint32_t kElementBytes = 16;      // a vec4: one element of both sequences
+constexpr uint32_t kPairElementBytes = 8;   // a vec2: one sequence
 
 // Must match the push_constant block of gaussian_blur_fft.comp.
 struct FftPush {
@@ -37,7 +43,7 @@ static_assert(sizeof(FftPush) == 7 * sizeof(uint32_t), "the shader's block has n
 
 // H200, RGBA32F, µs per axis against the fp32 line paths: see
 // docs/PERFORMANCE.md, "`fast` RGBA32F through the FFT".
-constexpr FftPolicy kFftPolicy = {24, 16, true};
+constexpr FftPolicy kFftPolicy = {24, 16, false};
 
 absl::Mutex policy_mu;
 std::optional<FftPolicy> policy_override ABSL_GUARDED_BY(policy_mu);
@@ -56,9 +62,10 @@ uint64_t FftLineSize(uint64_t n, uint64_t radius) {
   return size;
 }
 
-uint32_t FftMaxSize(const gpu::DeviceCaps& caps, uint32_t per_invocation) {
+uint32_t FftMaxSize(const gpu::DeviceCaps& caps, uint32_t per_invocation, bool pairs) {
+  const uint32_t element = pairs ? kPairElementBytes : kElementBytes;
   uint32_t size = 0;
-  for (uint64_t s = kFftMinSize; s * kElementBytes <= caps.max_compute_shared_memory_bytes &&
+  for (uint64_t s = kFftMinSize; s * element <= caps.max_compute_shared_memory_bytes &&
                                  s / per_invocation <= caps.max_workgroup_invocations &&
                                  s / per_invocation <= caps.max_workgroup_size[0];
        s *= 2) {
@@ -105,43 +112,30 @@ std::optional<StepKernel> PlanFftAxis(const BlurConfig& config, const LineLayout
     return std::nullopt;
   }
   const uint64_t size = FftLineSize(layout.n, static_cast<uint64_t>(config.radius));
-  if (size > FftMaxSize(config.caps, policy.per_invocation)) return std::nullopt;
-  const uint32_t threads = static_cast<uint32_t>(size / policy.per_invocation);
+  const uint32_t per = policy.per_invocation;
+  // Both sequences a workgroup where they fit, else one (twice the
+  // workgroups, half the shared memory each).
+  bool pairs = policy.pairs_always || size > FftMaxSize(config.caps, per, false);
+  if (pairs && size > FftMaxSize(config.caps, per, true)) return std::nullopt;
+  const uint32_t threads = static_cast<uint32_t>(size / per);
+  const uint64_t groups = uint64_t{layout.lines} * (pairs ? 2 : 1);
   StepKernel k;
   k.layout = layout;
-  k.shader = policy.per_invocation == 8 ? kShaderFft8 : kShaderFft16;
+  k.shader = pairs ? (per == 8 ? kShaderFftPairs8 : kShaderFftPairs16)
+                   : (per == 8 ? kShaderFft8 : kShaderFft16);
   k.spec.values = {threads, static_cast<uint32_t>(size), config.border};
-  k.groups_x = std::min(layout.lines, config.caps.max_workgroup_count[0]);
-  k.groups_y = DivideRoundingUp(layout.lines, k.groups_x);
-  k.details = absl::StrCat("FFT: a workgroup of ", threads, " per line, ", size,
-                           "-point transforms (radix ", policy.per_invocation,
-                           ") of red + i green and blue + i alpha, the spectrum times the "
-                           "kernel's, and back; shared memory ",
-                           size * kElementBytes, " bytes");
+  k.groups_x = static_cast<uint32_t>(std::min<uint64_t>(groups, config.caps.max_workgroup_count[0]));
+  k.groups_y = DivideRoundingUp(groups, k.groups_x);
+  k.details = absl::StrCat(
+      "FFT: a workgroup of ", threads, " per line", pairs ? " and channel pair" : "", ", ", size,
+      "-point transforms (radix ", per, ") of ",
+      pairs ? "red + i green or blue + i alpha" : "red + i green and blue + i alpha",
+      ", the spectrum times the kernel's, and back; shared memory ",
+      size * (pairs ? kPairElementBytes : kElementBytes), " bytes");
   return k;
 }
 
-void TransposeFftTemporary(graph::PassPlan& plan, BlurPrepared& prepared) {
-  if (!FastFftPolicy().transposed_temporary || prepared.steps.size() != 2 ||
-      plan.temp_extents.size() != 1 || !IsFftStep(prepared.steps[0]) ||
-      !IsFftStep(prepared.steps[1])) {
-    return;
-  }
-  LineLayout& rows = prepared.steps[0].layout;
-  LineLayout& columns = prepared.steps[1].layout;
-  // Pixel (x, y) of the temporary at x·height + y: rows write down its
-  // columns, columns read along its rows.
-  const uint32_t width = rows.n, height = rows.lines;
-  plan.temp_extents[0] = {height, width};
-  rows.out_line_stride = 1;
-  rows.out_pixel_stride = height;
-  columns.in_line_stride = height;
-  columns.in_pixel_stride = 1;
-  prepared.steps[0].details += "; writes the temporary transposed";
-  prepared.steps[1].details += "; reads the temporary transposed";
-}
-
-bool IsFftStep(const StepKernel& k) { return k.shader == kShaderFft16 || k.shader == kShaderFft8; }
+bool IsFftStep(const StepKernel& k) { return k.shader >= kShaderFft16 && k.shader <= kShaderFftPairs8; }
 
 void AddFftConstants(const BlurConfig& config, graph::PassPlan& plan, BlurPrepared& prepared) {
   const std::vector<double> weights = GaussianWeights(config.radius, config.sigma);
@@ -170,7 +164,12 @@ absl::Status RecordFftAxis(graph::RecordContext& ctx, const StepKernel& k, int r
                      l.out_pixel_stride,
                      static_cast<uint32_t>(std::max(radius, 0))};
   const gpu::ShaderCode shader =
-      k.shader == kShaderFft8
+      k.shader == kShaderFftPairs16
+          ? gpu::ShaderCode{"gaussian_blur_fft_pairs", kGaussianBlurFftPairsF32, 4, sizeof(FftPush)}
+      : k.shader == kShaderFftPairs8
+          ? gpu::ShaderCode{"gaussian_blur_fft_pairs_per8", kGaussianBlurFftPairsPer8F32, 4,
+                            sizeof(FftPush)}
+      : k.shader == kShaderFft8
           ? gpu::ShaderCode{"gaussian_blur_fft_per8", kGaussianBlurFftPer8F32, 4, sizeof(FftPush)}
           : WorkingShader(ctx.working_format(), "gaussian_blur_fft", kGaussianBlurFftF16,
                           kGaussianBlurFftF32, 4, sizeof(FftPush));

@@ -25,8 +25,9 @@ inline constexpr uint32_t kFftMinSize = 256;
 uint64_t FftLineSize(uint64_t n, uint64_t radius);
 
 // The largest transform the device runs with `per_invocation` elements an
-// invocation: 16 bytes of shared memory an element.
-uint32_t FftMaxSize(const gpu::DeviceCaps& caps, uint32_t per_invocation = 16);
+// invocation: 16 bytes of shared memory an element, 8 with `pairs` (one
+// sequence a workgroup).
+uint32_t FftMaxSize(const gpu::DeviceCaps& caps, uint32_t per_invocation = 16, bool pairs = false);
 
 // exp(−2πi·t/N) for t < N, as (re, im) pairs rounded from double.
 std::vector<float> FftTwiddles(uint32_t size);
@@ -52,9 +53,9 @@ bool IsFftStep(const StepKernel& k);
 struct FftPolicy {
   int from_radius;
   uint32_t per_invocation;  // elements an invocation holds: 16 or 8
-  // Where both axes transform: the row pass writes the temporary
-  // transposed, so that the column pass reads and writes rows of it.
-  bool transposed_temporary;
+  // One sequence (two channels) a workgroup even where both fit (else only
+  // where the transform needs it).
+  bool pairs_always;
 };
 FftPolicy FastFftPolicy();
 // For benchmarks (rgfx-gpu-bench --fft_from_radius, --fft_per_invocation,
@@ -62,9 +63,5 @@ FftPolicy FastFftPolicy();
 // (from_radius huge: never); std::nullopt restores the measured one.
 // Process-wide; the server never sets it.
 void SetFastFftPolicy(std::optional<FftPolicy> policy);
-
-// Where both of `prepared`'s steps transform and the policy says so: the
-// temporary transposed (its extent swapped, the strides set).
-void TransposeFftTemporary(graph::PassPlan& plan, BlurPrepared& prepared);
 
 }  // namespace rgfx::passes

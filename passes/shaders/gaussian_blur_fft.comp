@@ -42,7 +42,7 @@ layout(push_constant) uniform Push {
   uint lines;
   uint line_stride;  // where the line's pixels are read
   uint pixel_stride;
-  uint out_line_stride;  // and written (a transposed temporary: other strides)
+  uint out_line_stride;  // and written
   uint out_pixel_stride;
   uint radius;
 } pc;
@@ -60,12 +60,30 @@ layout(std430, binding = 3) readonly buffer SpectrumBlock { float spectrum[]; };
 #define PER 16
 #endif
 const uint kPer = PER;
-vec4 a[kPer];          // element m: the line's index j + kThreads·m
+
+// PAIRS: each workgroup takes one of the two sequences (the lowest bit of
+// its index: 0 red + i green, 1 blue + i alpha), an element a vec2, so that
+// a transform of twice the length fits the same shared memory (RGBA32F
+// only). The two halves of a line go to neighbouring workgroups, whose
+// reads share the cache and whose half-pixel writes meet in it.
+#ifdef PAIRS
+#define Elem vec2
+#define LINE_OF(group_) ((group_) >> 1)
+#define HALF_OF(pixel_, group_) (((group_) & 1u) == 0u ? (pixel_).xy : (pixel_).zw)
+#define STORE_HALF(index_, value_, group_) \
+  if (((group_) & 1u) == 0u) dst[index_].xy = (value_); else dst[index_].zw = (value_)
+#else
+#define Elem vec4
+#define LINE_OF(group_) (group_)
+#define HALF_OF(pixel_, group_) (pixel_)
+#define STORE_HALF(index_, value_, group_) STORE_PIXEL(dst, index_, value_)
+#endif
+Elem a[kPer];          // element m: the line's index j + kThreads·m
 // Between passes. Indices are swizzled within blocks of kPer (Swizzled) so
 // that the 8 invocations of a quarter subgroup writing 16-byte elements
 // kPer apart (the first pass) hit different banks; the other passes' writes
 // and every read take 8 consecutive elements of one block.
-shared vec4 exchange[kSize];
+shared Elem exchange[kSize];
 
 uint Swizzled(uint i) { return i ^ ((i / kPer) & (kPer - 1u)); }
 
@@ -89,20 +107,24 @@ vec4 Mul(vec4 v, vec2 w) { return v * w.x + vec4(-v.y, v.x, -v.w, v.z) * w.y; }
 // Times −i·d (d = 1: the forward transform's e^(−2πi/4); −1: the inverse's).
 vec4 MulMinusI(vec4 v, float d) { return d * vec4(v.y, -v.x, v.w, -v.z); }
 
+vec2 Mul(vec2 v, vec2 w) { return v * w.x + vec2(-v.y, v.x) * w.y; }
+
+vec2 MulMinusI(vec2 v, float d) { return d * vec2(v.y, -v.x); }
+
 // e^(−2πi·d·m/16), m a constant once unrolled.
 vec2 Root16(uint m, float d) { return vec2(kCos16[m & 15u], -d * kSin16[m & 15u]); }
 
 // In place, natural order: the 2-, 4-, 8- and 16-point transforms of the
 // elements a[o + s·k] (o and s constants once unrolled).
 void Dft2(uint o, uint s) {
-  const vec4 e0 = a[o], e1 = a[o + s];
+  const Elem e0 = a[o], e1 = a[o + s];
   a[o] = e0 + e1;
   a[o + s] = e0 - e1;
 }
 
 void Dft4(uint o, uint s, float d) {
-  const vec4 t0 = a[o] + a[o + 2u * s], t1 = a[o] - a[o + 2u * s];
-  const vec4 t2 = a[o + s] + a[o + 3u * s], t3 = MulMinusI(a[o + s] - a[o + 3u * s], d);
+  const Elem t0 = a[o] + a[o + 2u * s], t1 = a[o] - a[o + 2u * s];
+  const Elem t2 = a[o + s] + a[o + 3u * s], t3 = MulMinusI(a[o + s] - a[o + 3u * s], d);
   a[o] = t0 + t2;
   a[o + s] = t1 + t3;
   a[o + 2u * s] = t0 - t2;
@@ -118,7 +140,7 @@ void Dft8(uint o, uint s, float d) {
     a[o + (1u + 2u * q2) * s] = Mul(a[o + (1u + 2u * q2) * s], Root16(2u * q2, d));
   }
   [[unroll]] for (uint q2 = 0u; q2 < 4u; ++q2) Dft2(o + 2u * q2 * s, s);
-  vec4 t[8];
+  Elem t[8];
   [[unroll]] for (uint q = 0u; q < 8u; ++q) t[q] = a[o + (2u * (q & 3u) + (q >> 2)) * s];
   [[unroll]] for (uint q = 0u; q < 8u; ++q) a[o + q * s] = t[q];
 }
@@ -132,7 +154,7 @@ void Dft16(uint o, uint s, float d) {
     }
   }
   [[unroll]] for (uint q2 = 0u; q2 < 4u; ++q2) Dft4(o + 4u * q2 * s, s, d);
-  vec4 t[16];
+  Elem t[16];
   [[unroll]] for (uint q = 0u; q < 16u; ++q) t[q] = a[o + (4u * (q & 3u) + (q >> 2)) * s];
   [[unroll]] for (uint q = 0u; q < 16u; ++q) a[o + q * s] = t[q];
 }
@@ -221,7 +243,8 @@ void Transform(float d) {
 
 void main() {
   const uint j = gl_LocalInvocationID.x;
-  const uint line = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  const uint line = LINE_OF(group);
   if (line >= pc.lines) return;  // whole workgroups: no barrier is skipped by part of one
   const uint base = line * pc.line_stride, out_base = line * pc.out_line_stride;
   const int n = int(pc.n), r = int(pc.radius);
@@ -237,13 +260,15 @@ void main() {
     } else if (g >= int(kSize) - r) {
       from = BorderIndex(g - int(kSize), n, kBorder);
     }
-    a[m] = from < 0 ? vec4(0.0) : LOAD_PIXEL(src, base + uint(from) * pc.pixel_stride);
+    a[m] = from < 0 ? Elem(0.0) : HALF_OF(LOAD_PIXEL(src, base + uint(from) * pc.pixel_stride), group);
   }
   Transform(1.0);
   [[unroll]] for (uint m = 0u; m < kPer; ++m) a[m] *= spectrum[j + kThreads * m];
   Transform(-1.0);
   [[unroll]] for (uint m = 0u; m < kPer; ++m) {
     const uint g = j + kThreads * m;
-    if (g < pc.n) STORE_PIXEL(dst, out_base + g * pc.out_pixel_stride, a[m]);
+    if (g < pc.n) {
+      STORE_HALF(out_base + g * pc.out_pixel_stride, a[m], group);
+    }
   }
 }

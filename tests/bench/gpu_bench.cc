@@ -78,9 +78,9 @@ ABSL_FLAG(int, fft_from_radius, -1,
           "(a huge radius: never); -1 keeps the plan's rule");
 ABSL_FLAG(int, fft_per_invocation, 0,
           "fast RGBA32F's FFT: elements an invocation holds, 16 or 8; 0 keeps the plan's");
-ABSL_FLAG(int, fft_transposed, -1,
-          "fast RGBA32F's FFT: 1 writes the temporary transposed where both axes transform, 0 "
-          "not; -1 keeps the plan's");
+ABSL_FLAG(int, fft_pairs, -1,
+          "fast RGBA32F's FFT: 1 transforms one channel pair a workgroup even where both fit, 0 "
+          "only where the transform needs it; -1 keeps the plan's");
 ABSL_FLAG(int, split_from_radius, 0,
           "fast RGBA16F: split the taps into parts (one streamed dispatch each, sums in fp32) "
           "from this radius on; 0 keeps the plan's (384)");
@@ -524,14 +524,14 @@ int Main() {
     passes::SetFastStreamMinSubgroups(static_cast<uint32_t>(min_subgroups));
   }
   if (absl::GetFlag(FLAGS_fft_from_radius) >= 0 || absl::GetFlag(FLAGS_fft_per_invocation) != 0 ||
-      absl::GetFlag(FLAGS_fft_transposed) >= 0) {
+      absl::GetFlag(FLAGS_fft_pairs) >= 0) {
     passes::FftPolicy policy = passes::FastFftPolicy();
     if (const int from = absl::GetFlag(FLAGS_fft_from_radius); from >= 0) policy.from_radius = from;
     if (const int per = absl::GetFlag(FLAGS_fft_per_invocation); per != 0) {
       if (per != 8 && per != 16) Fail(absl::InvalidArgumentError("--fft_per_invocation: 8 or 16"));
       policy.per_invocation = static_cast<uint32_t>(per);
     }
-    if (const int t = absl::GetFlag(FLAGS_fft_transposed); t >= 0) policy.transposed_temporary = t;
+    if (const int p = absl::GetFlag(FLAGS_fft_pairs); p >= 0) policy.pairs_always = p;
     passes::SetFastFftPolicy(policy);
   }
   if (absl::GetFlag(FLAGS_split_from_radius) != 0 || absl::GetFlag(FLAGS_split_part_radius) != 0) {

@@ -298,8 +298,9 @@ TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
 }
 
 // fast RGBA32F through the FFT (passes/blur_variants/fast_fft.h), forced
-// from every radius (passes::SetFastFftFromRadius(0)): transforms of 256
-// points (lines far shorter) up to the device's largest (2048 on 32 KB),
+// from every radius (passes::SetFastFftPolicy): transforms of 256 points
+// (lines far shorter) up to 4096 (one channel pair a workgroup, where both
+// do not fit 32 KB),
 // lines of one pixel, radii 0 to 300 with lines shorter than the radius,
 // every border, one axis and both. The plan must name the FFT on every
 // axis. Tolerance as for every RGBA32F exact path (float rounding).
@@ -311,14 +312,16 @@ TEST_F(BlurVariantsTest, FastRgba32FThroughTheFftMatchesReference) {
   ASSERT_GE(passes::FftMaxSize(caps), 2048u) << "the FFT needs 32 KB of shared memory for 2048 points";
   uint32_t seed = 3300;
   double worst = 0;
-  // Both builds (16 and 8 elements an invocation), the temporary transposed
-  // and not.
-  for (const passes::FftPolicy policy : {passes::FftPolicy{0, 16, true}, passes::FftPolicy{0, 8, false}}) {
+  // Every build: 16 and 8 elements an invocation, both channel pairs a
+  // workgroup and one.
+  for (const passes::FftPolicy policy :
+       {passes::FftPolicy{0, 16, false}, passes::FftPolicy{0, 8, false},
+        passes::FftPolicy{0, 16, true}, passes::FftPolicy{0, 8, true}}) {
   passes::SetFastFftPolicy(policy);
   const struct {
     int w, h, radius;
   } shapes[] = {{37, 29, 5}, {131, 67, 64}, {1, 130, 24}, {130, 1, 300}, {1, 1, 1},
-                {993, 5, 27}, {5, 1017, 0}, {17, 1500, 270}};
+                {993, 5, 27}, {5, 1017, 0}, {17, 1500, 270}, {2101, 3, 40}};
   for (const auto& shape : shapes) {
     for (int b = 0; b < 4; ++b) {
       Case c{"fast", shape.w, shape.h, shape.radius};
