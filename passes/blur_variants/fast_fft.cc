@@ -41,9 +41,20 @@ struct FftPush {
 };
 static_assert(sizeof(FftPush) == 7 * sizeof(uint32_t), "the shader's block has no padding");
 
-// H200, RGBA32F, µs per axis against the fp32 line paths: see
-// docs/PERFORMANCE.md, "`fast` RGBA32F through the FFT".
-constexpr FftPolicy kFftPolicy = {24, 16, false};
+constexpr FftPolicy kFftPolicy = {-1, 16, false};
+
+// FftPays's break-even points: an axis transforms where (2R + 1)·n >=
+// kappa·N. Fitted to the H200's times (RGBA32F, µs an axis, line paths
+// against transforms; docs/PERFORMANCE.md, "`fast` RGBA32F through the
+// FFT"): both channel pairs a workgroup, rows 68 (1080p: line paths 44.8
+// at r = 32, 58.6 at 48, against 47.1 transformed; 720p r = 48 32.8 / 30.0,
+// r = 64 39.7 / 30.0), columns 106 (1080p r = 64 66.6 / 95.7, r = 100 98.6
+// / 96.0; 720p r = 64 32.3 / 41.2, r = 100 47.6 / 41.2); one pair a
+// workgroup (4096 points), rows 174 (1080p r = 200 171.0 against 159.7;
+// 4K r = 64 237.1 / 396.3), columns 262 (4K r = 64 218.9 / 823.6, r = 300
+// 996.1 / 832.0; 1080p r = 1000 1,094.9 / 325.1).
+constexpr double kFftBreakEvenRows = 68, kFftBreakEvenColumns = 106;
+constexpr double kFftBreakEvenPairRows = 174, kFftBreakEvenPairColumns = 262;
 
 absl::Mutex policy_mu;
 std::optional<FftPolicy> policy_override ABSL_GUARDED_BY(policy_mu);
@@ -105,10 +116,16 @@ std::vector<float> FftKernelSpectrum(const std::vector<double>& weights, uint32_
   return spectrum;
 }
 
+bool FftPays(uint64_t n, uint64_t radius, uint64_t size, bool columns, bool pairs) {
+  const double kappa = pairs ? (columns ? kFftBreakEvenPairColumns : kFftBreakEvenPairRows)
+                             : (columns ? kFftBreakEvenColumns : kFftBreakEvenRows);
+  return double(2 * radius + 1) * double(n) >= kappa * double(size);
+}
+
 std::optional<StepKernel> PlanFftAxis(const BlurConfig& config, const LineLayout& layout) {
   const FftPolicy policy = FastFftPolicy();
-  if (config.working != graph::PixelFormat::kRgba32F || config.radius < policy.from_radius ||
-      layout.n == 0 || layout.lines == 0) {
+  if (config.working != graph::PixelFormat::kRgba32F || layout.n == 0 || layout.lines == 0 ||
+      config.radius < std::max(policy.from_radius, 0)) {
     return std::nullopt;
   }
   const uint64_t size = FftLineSize(layout.n, static_cast<uint64_t>(config.radius));
@@ -117,6 +134,11 @@ std::optional<StepKernel> PlanFftAxis(const BlurConfig& config, const LineLayout
   // workgroups, half the shared memory each).
   bool pairs = policy.pairs_always || size > FftMaxSize(config.caps, per, false);
   if (pairs && size > FftMaxSize(config.caps, per, true)) return std::nullopt;
+  const bool columns = layout.in_pixel_stride != 1;
+  if (policy.from_radius < 0 &&
+      !FftPays(layout.n, static_cast<uint64_t>(config.radius), size, columns, pairs)) {
+    return std::nullopt;
+  }
   const uint32_t threads = static_cast<uint32_t>(size / per);
   const uint64_t groups = uint64_t{layout.lines} * (pairs ? 2 : 1);
   StepKernel k;
@@ -165,16 +187,17 @@ absl::Status RecordFftAxis(graph::RecordContext& ctx, const StepKernel& k, int r
                      static_cast<uint32_t>(std::max(radius, 0))};
   const gpu::ShaderCode shader =
       k.shader == kShaderFftPairs16
-          ? gpu::ShaderCode{"gaussian_blur_fft_pairs", kGaussianBlurFftPairsF32, 4, sizeof(FftPush)}
+          ? gpu::ShaderCode{"gaussian_blur_fft_pairs", kGaussianBlurFftPairsF32, 5, sizeof(FftPush)}
       : k.shader == kShaderFftPairs8
-          ? gpu::ShaderCode{"gaussian_blur_fft_pairs_per8", kGaussianBlurFftPairsPer8F32, 4,
+          ? gpu::ShaderCode{"gaussian_blur_fft_pairs_per8", kGaussianBlurFftPairsPer8F32, 5,
                             sizeof(FftPush)}
       : k.shader == kShaderFft8
-          ? gpu::ShaderCode{"gaussian_blur_fft_per8", kGaussianBlurFftPer8F32, 4, sizeof(FftPush)}
+          ? gpu::ShaderCode{"gaussian_blur_fft_per8", kGaussianBlurFftPer8F32, 5, sizeof(FftPush)}
           : WorkingShader(ctx.working_format(), "gaussian_blur_fft", kGaussianBlurFftF16,
-                          kGaussianBlurFftF32, 4, sizeof(FftPush));
+                          kGaussianBlurFftF32, 5, sizeof(FftPush));
+  // fast's blob 0: the fp32 weights (the guard's direct sums).
   const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(k.constants),
-                                      ctx.constants(k.constants + 1)};
+                                      ctx.constants(k.constants + 1), ctx.constants(0)};
   return ctx.Dispatch(shader, k.spec, buffers, push, k.groups_x, k.groups_y, 1);
 }
 

@@ -37,8 +37,17 @@ std::vector<float> FftTwiddles(uint32_t size);
 // H[k] = (w0 + 2·Σ w_t·cos(2π·t·k/N)) / N, summed in double.
 std::vector<float> FftKernelSpectrum(const std::vector<double>& weights, uint32_t size);
 
-// The FFT kernel for one axis of `config` (fast, RGBA32F working, from
-// FastFftPolicy().from_radius on), or nothing where it does not apply or fit the device.
+// Whether an axis of `n`-pixel lines at `radius` costs less through
+// `size`-point transforms than through the fp32 line paths, by the cost
+// model fitted to the H200's times (fast_fft.cc): the line paths' work
+// grows with (2·radius + 1)·n, the transforms' with `size`, at a rate that
+// depends on whether the lines are rows (consecutive in memory) or columns
+// and on whether a workgroup holds both channel pairs.
+bool FftPays(uint64_t n, uint64_t radius, uint64_t size, bool columns, bool pairs);
+
+// The FFT kernel for one axis of `config` (fast, RGBA32F working, where
+// the policy says), or nothing where it does not apply, pay or fit the
+// device.
 // The step's constant blobs (twiddles, then spectrum) are AddFftConstants's.
 std::optional<StepKernel> PlanFftAxis(const BlurConfig& config, const LineLayout& layout);
 // Adds the blobs of every FFT step in `prepared` to the plan and points the
@@ -51,6 +60,8 @@ bool IsFftStep(const StepKernel& k);
 // Where and how fast's RGBA32F axes take the FFT (measured:
 // docs/PERFORMANCE.md, "`fast` RGBA32F through the FFT").
 struct FftPolicy {
+  // -1: where FftPays says; else from this radius on wherever the transform
+  // fits (benchmarks and tests; a huge radius: never).
   int from_radius;
   uint32_t per_invocation;  // elements an invocation holds: 16 or 8
   // One sequence (two channels) a workgroup even where both fit (else only

@@ -53,6 +53,8 @@ WORKING_BUFFER(1, writeonly, dst);
 layout(std430, binding = 2) readonly buffer TwiddleBlock { vec2 twiddle[]; };
 // The kernel's spectrum over N: H[k] / N for k < N.
 layout(std430, binding = 3) readonly buffer SpectrumBlock { float spectrum[]; };
+// The kernel, w(0..R) (the guard's direct sums).
+layout(std430, binding = 4) readonly buffer WeightBlock { float weight[]; };
 
 // Elements per invocation, and the radix of every pass but the last: 16, or
 // 8 (twice the invocations a line, for half the registers each).
@@ -241,34 +243,182 @@ void Transform(float d) {
   if (tail != 1u) PassTail(tail, ns, d);
 }
 
+// Element g of the extended line: the pixels, the right border after them,
+// the left one at the end (index g − N), zeros between.
+Elem Extended(uint base, uint group, int g) {
+  const int n = int(pc.n), r = int(pc.radius);
+  int from = -1;
+  if (g < n) {
+    from = g;
+  } else if (g < n + r) {
+    from = BorderIndex(g, n, kBorder);
+  } else if (g >= int(kSize) - r) {
+    from = BorderIndex(g - int(kSize), n, kBorder);
+  }
+  return from < 0 ? Elem(0.0) : HALF_OF(LOAD_PIXEL(src, base + uint(from) * pc.pixel_stride), group);
+}
+
+// The guard. A transform's rounding errors are relative to the whole line
+// (at most kFftError times its largest magnitude M), a direct sum's to the
+// window it reads; so an output whose window holds only values far below M
+// (a dark region on a line with a bright one, in HDR) would lose its
+// precision. Each output keeps the transform's value where the largest
+// magnitude its window reads is at least M·kGuard, which bounds its error
+// by kFftError / kGuard of that magnitude (~1e-4: fast_fft.h); where its
+// window is all zeros it is 0; elsewhere, and on lines holding inf or NaN
+// (which a transform spreads over the whole line), it is summed directly.
+// Magnitudes by blocks of 16 elements (and of 256) of the extended line:
+// the blocks wholly inside a window bound its largest magnitude from below,
+// those it touches from above. They live in `exchange` (no other shared
+// memory: 2048 vec4 fill lavapipe's 32 KB, and more would cost the H200 a
+// workgroup a multiprocessor): each element's magnitude in .x, block b's
+// largest in .y of element b, big block c's largest in .y of element
+// N/16 + c and its smallest block's in .y of element N/16 + N/256 + c.
+const float kGuard = 1.0 / 256.0;
+const uint kBlock = 16u;
+const uint kBlocks = kSize / kBlock, kBigBlocks = kSize / (kBlock * kBlock);
+
+// NaN counts as inf (max() may drop a NaN operand, hence the test first).
+float Magnitude(Elem v) {
+  if (any(isnan(v))) return uintBitsToFloat(0x7f800000u);
+#ifdef PAIRS
+  return max(abs(v.x), abs(v.y));
+#else
+  return max(max(abs(v.x), abs(v.y)), max(abs(v.z), abs(v.w)));
+#endif
+}
+
+// The largest of blocks b0..b1 (inclusive; none: 0).
+float BlocksMax(int b0, int b1) {
+  float m = 0.0;
+  int b = b0;
+  while (b <= b1) {
+    if ((b & int(kBlock - 1u)) == 0 && b + int(kBlock) - 1 <= b1) {
+      m = max(m, exchange[kBlocks + uint(b) / kBlock].y);
+      b += int(kBlock);
+    } else {
+      m = max(m, exchange[b].y);
+      ++b;
+    }
+  }
+  return m;
+}
+
+// Fills the blocks' magnitudes, each element's in .x first (the caller's).
+// Between barriers.
+void BlockMaxima() {
+  const uint j = gl_LocalInvocationID.x;
+  // N / 16 blocks, at most one an invocation (kPer >= 8 elements each).
+  float block = 0.0;
+  if (j < kBlocks) {
+    for (uint k = 0u; k < kBlock; ++k) block = max(block, exchange[j * kBlock + k].x);
+  }
+  barrier();  // every block read its elements' .x
+  if (j < kBlocks) exchange[j].y = block;
+  barrier();
+  if (j < kBigBlocks) {
+    float most = 0.0, least = uintBitsToFloat(0x7f800000u);
+    for (uint k = 0u; k < kBlock; ++k) {
+      most = max(most, exchange[j * kBlock + k].y);
+      least = min(least, exchange[j * kBlock + k].y);
+    }
+    exchange[kBlocks + j].y = most;
+    exchange[kBlocks + kBigBlocks + j].y = least;
+  }
+  barrier();
+}
+
+// Bounds on the largest magnitude in the extended line's [lo, hi] (within
+// [0, N)): x below, y above.
+vec2 RangeBounds(int lo, int hi) {
+  const int inner_first = (lo + int(kBlock) - 1) / int(kBlock);
+  const int inner_last = (hi + 1) / int(kBlock) - 1;
+  return vec2(BlocksMax(inner_first, inner_last), BlocksMax(lo / int(kBlock), hi / int(kBlock)));
+}
+
+// The window of output g, [g − R, g + R], wraps to the left border at the
+// end of the extended line.
+vec2 WindowBounds(int g) {
+  const int r = int(pc.radius);
+  if (g - r >= 0) return RangeBounds(g - r, g + r);
+  const vec2 left = RangeBounds(g - r + int(kSize), int(kSize) - 1);
+  const vec2 right = RangeBounds(0, g + r);
+  return max(left, right);
+}
+
+// Output g summed directly, in fp32.
+Elem Direct(uint base, uint group, int g) {
+  const int r = int(pc.radius);
+  Elem sum = weight[0] * Extended(base, group, g);
+  for (int t = 1; t <= r; ++t) {
+    const int left = g - t < 0 ? g - t + int(kSize) : g - t;
+    sum += weight[t] * (Extended(base, group, left) + Extended(base, group, g + t));
+  }
+  return sum;
+}
+
 void main() {
   const uint j = gl_LocalInvocationID.x;
   const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   const uint line = LINE_OF(group);
   if (line >= pc.lines) return;  // whole workgroups: no barrier is skipped by part of one
   const uint base = line * pc.line_stride, out_base = line * pc.out_line_stride;
-  const int n = int(pc.n), r = int(pc.radius);
   [[unroll]] for (uint m = 0u; m < kPer; ++m) {
-    const int g = int(j + kThreads * m);
-    // The extended line: the pixels, the right border after them, the left
-    // one at the end (index g − N), zeros between.
-    int from = -1;
-    if (g < n) {
-      from = g;
-    } else if (g < n + r) {
-      from = BorderIndex(g, n, kBorder);
-    } else if (g >= int(kSize) - r) {
-      from = BorderIndex(g - int(kSize), n, kBorder);
-    }
-    a[m] = from < 0 ? Elem(0.0) : HALF_OF(LOAD_PIXEL(src, base + uint(from) * pc.pixel_stride), group);
+    a[m] = Extended(base, group, int(j + kThreads * m));
+    exchange[j + kThreads * m].x = Magnitude(a[m]);
   }
+  barrier();
+  BlockMaxima();
+  // The line's largest magnitude and its darkest block's, into registers
+  // (every invocation reads the same few values) before the transform
+  // takes `exchange`.
+  float line_max = 0.0, darkest = uintBitsToFloat(0x7f800000u);
+  for (uint c = 0u; c < kBigBlocks; ++c) {
+    line_max = max(line_max, exchange[kBlocks + c].y);
+    darkest = min(darkest, exchange[kBlocks + kBigBlocks + c].y);
+  }
+  barrier();
+  const bool finite = !isinf(line_max);
+  // Every window holds a whole block (2R + 1 >= 2·16 − 1) no smaller than
+  // the guard asks: no output needs its own bounds (the common case).
+  const bool all_bright =
+      finite && int(pc.radius) >= int(kBlock) - 1 && darkest >= line_max * kGuard;
+
   Transform(1.0);
   [[unroll]] for (uint m = 0u; m < kPer; ++m) a[m] *= spectrum[j + kThreads * m];
   Transform(-1.0);
+  if (all_bright) {
+    [[unroll]] for (uint m = 0u; m < kPer; ++m) {
+      const uint g = j + kThreads * m;
+      if (g < pc.n) {
+        STORE_HALF(out_base + g * pc.out_pixel_stride, a[m], group);
+      }
+    }
+    return;
+  }
+  // The last pass kept its results in registers: `exchange` is free, and
+  // the line is read again for its magnitudes.
+  for (uint g = j; g < kSize; g += kThreads) {
+    exchange[g].x = Magnitude(Extended(base, group, int(g)));
+  }
+  barrier();
+  BlockMaxima();
+  uint direct = 0u;  // bit m: output j + kThreads·m is summed directly
   [[unroll]] for (uint m = 0u; m < kPer; ++m) {
     const uint g = j + kThreads * m;
     if (g < pc.n) {
-      STORE_HALF(out_base + g * pc.out_pixel_stride, a[m], group);
+      const vec2 bounds = WindowBounds(int(g));
+      if (finite && bounds.y == 0.0) {
+        STORE_HALF(out_base + g * pc.out_pixel_stride, Elem(0.0), group);
+      } else if (finite && bounds.x >= line_max * kGuard) {
+        STORE_HALF(out_base + g * pc.out_pixel_stride, a[m], group);
+      } else {
+        direct |= 1u << m;
+      }
     }
+  }
+  for (; direct != 0u; direct &= direct - 1u) {
+    const uint g = j + kThreads * uint(findLSB(direct));
+    STORE_HALF(out_base + g * pc.out_pixel_stride, Direct(base, group, int(g)), group);
   }
 }
