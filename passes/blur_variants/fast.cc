@@ -22,7 +22,10 @@
 // instead of fp32's 2^-24: an approximation (its plan states a PSNR), so it
 // runs only where the request allows that much (min_psnr_db > 0, at most
 // the stated PSNR); otherwise, and on every other device, format or
-// radius, the paths above.
+// radius, the paths above. In RGBA32F an axis of long enough radius goes
+// through the FFT instead where a cost model fitted to the H200 says it
+// pays (fast_fft.h: lines of up to 4096 points with their borders; each
+// output keeps the direct sum's precision relative to its own window).
 // Small radii blurred on both axes take neither: one dispatch does both in
 // shared memory (shaders/gaussian_blur_fast_2d.comp), reading and writing the
 // image once instead of twice; on the matrix units streaming is faster from
@@ -1073,7 +1076,10 @@ class FastBlur final : public BlurVariant {
            "with each block of 16 pixels x 4 lines in fp16 scaled by its magnitude band (within "
            "2^-11 of the largest value in the blocks it reads at any scale; steps across bands, "
            "inf and NaN in "
-           "fp32); otherwise RGBA32F keeps the fp32 paths. Radii <= 8 on both axes (<= 6 where "
+           "fp32); otherwise RGBA32F keeps the fp32 paths, or at large radii (1080p: columns "
+           "from r ~ 255, rows from r ~ 430) transforms each line with its borders by an fp32 "
+           "FFT, times the kernel's spectrum, and back (outputs whose window reads only values "
+           "far below the line's largest, and lines with inf or NaN, summed directly). Radii <= 8 on both axes (<= 6 where "
            "both axes stream): one "
            "dispatch stages a tile with its halo in shared memory and blurs rows then columns "
            "there (the image read and written once)");

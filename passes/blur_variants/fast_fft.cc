@@ -8,13 +8,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "passes/gaussian_weights.h"
-#include "passes/pass_util.h"
 #include "kGaussianBlurFftF16.h"
 #include "kGaussianBlurFftF32.h"
 #include "kGaussianBlurFftPairsF32.h"
 #include "kGaussianBlurFftPairsPer8F32.h"
 #include "kGaussianBlurFftPer8F32.h"
+#include "passes/gaussian_weights.h"
+#include "passes/pass_util.h"
 
 namespace rgfx::passes {
 namespace {
@@ -26,8 +26,8 @@ constexpr int kShaderFft16 = 16;
 constexpr int kShaderFft8 = 17;
 constexpr int kShaderFftPairs16 = 18;
 constexpr int kShaderFftPairs8 = 19;
-constexpr uint32_t kElementBytes = 16;      // a vec4: one element of both sequences
-constexpr uint32_t kPairElementBytes = 8;   // a vec2: one sequence
+constexpr uint32_t kElementBytes = 16;     // a vec4: one element of both sequences
+constexpr uint32_t kPairElementBytes = 8;  // a vec2: one sequence
 
 // Must match the push_constant block of gaussian_blur_fft.comp.
 struct FftPush {
@@ -44,17 +44,22 @@ static_assert(sizeof(FftPush) == 7 * sizeof(uint32_t), "the shader's block has n
 constexpr FftPolicy kFftPolicy = {-1, 16, false};
 
 // FftPays's break-even points: an axis transforms where (2R + 1)·n >=
-// kappa·N. Fitted to the H200's times (RGBA32F, µs an axis, line paths
-// against transforms; docs/PERFORMANCE.md, "`fast` RGBA32F through the
-// FFT"): both channel pairs a workgroup, rows 68 (1080p: line paths 44.8
-// at r = 32, 58.6 at 48, against 47.1 transformed; 720p r = 48 32.8 / 30.0,
-// r = 64 39.7 / 30.0), columns 106 (1080p r = 64 66.6 / 95.7, r = 100 98.6
-// / 96.0; 720p r = 64 32.3 / 41.2, r = 100 47.6 / 41.2); one pair a
-// workgroup (4096 points), rows 174 (1080p r = 200 171.0 against 159.7;
-// 4K r = 64 237.1 / 396.3), columns 262 (4K r = 64 218.9 / 823.6, r = 300
-// 996.1 / 832.0; 1080p r = 1000 1,094.9 / 325.1).
-constexpr double kFftBreakEvenRows = 68, kFftBreakEvenColumns = 106;
-constexpr double kFftBreakEvenPairRows = 174, kFftBreakEvenPairColumns = 262;
+// kappa·N. From the H200's times of the guarded kernel (RGBA32F, 1080p, µs
+// an axis, one run each; docs/PERFORMANCE.md, "`fast` RGBA32F through the
+// FFT"), which took about twice the unguarded kernel's time on the same
+// inputs (why is not known yet), against the fp32 line paths:
+// - both channel pairs a workgroup (2048 points): rows 82.7 at r = 64
+//   against 70.4 (they never paid at 1080p, whose rows fit 2048 points only
+//   up to r = 64; 150 is the unguarded fit scaled by the guard's cost, for
+//   shorter rows); columns 211.7-232.4 at r = 128-256 against 98.3 at
+//   r = 100 and 288.0 at r = 300 (break-even near r = 250: 270);
+// - one pair a workgroup (4096 points): rows 385-428 at r = 200-1024
+//   against 276.5 at r = 300 and 1,354.5 at r = 1000 (break-even near
+//   r = 420: 400); columns 617.5 at r = 512 and 648.4 at 1024 against 288.0
+//   at 300 and 1,094.9 at 1000 (near r = 600: 330); 4K columns at r = 256
+//   took 1,570.8 against ~850 (the rule keeps them on the line paths).
+constexpr double kFftBreakEvenRows = 150, kFftBreakEvenColumns = 270;
+constexpr double kFftBreakEvenPairRows = 400, kFftBreakEvenPairColumns = 330;
 
 absl::Mutex policy_mu;
 std::optional<FftPolicy> policy_override ABSL_GUARDED_BY(policy_mu);
@@ -146,18 +151,21 @@ std::optional<StepKernel> PlanFftAxis(const BlurConfig& config, const LineLayout
   k.shader = pairs ? (per == 8 ? kShaderFftPairs8 : kShaderFftPairs16)
                    : (per == 8 ? kShaderFft8 : kShaderFft16);
   k.spec.values = {threads, static_cast<uint32_t>(size), config.border};
-  k.groups_x = static_cast<uint32_t>(std::min<uint64_t>(groups, config.caps.max_workgroup_count[0]));
+  k.groups_x =
+      static_cast<uint32_t>(std::min<uint64_t>(groups, config.caps.max_workgroup_count[0]));
   k.groups_y = DivideRoundingUp(groups, k.groups_x);
-  k.details = absl::StrCat(
-      "FFT: a workgroup of ", threads, " per line", pairs ? " and channel pair" : "", ", ", size,
-      "-point transforms (radix ", per, ") of ",
-      pairs ? "red + i green or blue + i alpha" : "red + i green and blue + i alpha",
-      ", the spectrum times the kernel's, and back; shared memory ",
-      size * (pairs ? kPairElementBytes : kElementBytes), " bytes");
+  k.details =
+      absl::StrCat("FFT: a workgroup of ", threads, " per line", pairs ? " and channel pair" : "",
+                   ", ", size, "-point transforms (radix ", per, ") of ",
+                   pairs ? "red + i green or blue + i alpha" : "red + i green and blue + i alpha",
+                   ", the spectrum times the kernel's, and back; shared memory ",
+                   size * (pairs ? kPairElementBytes : kElementBytes), " bytes");
   return k;
 }
 
-bool IsFftStep(const StepKernel& k) { return k.shader >= kShaderFft16 && k.shader <= kShaderFftPairs8; }
+bool IsFftStep(const StepKernel& k) {
+  return k.shader >= kShaderFft16 && k.shader <= kShaderFftPairs8;
+}
 
 void AddFftConstants(const BlurConfig& config, graph::PassPlan& plan, BlurPrepared& prepared) {
   const std::vector<double> weights = GaussianWeights(config.radius, config.sigma);

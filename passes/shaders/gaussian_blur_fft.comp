@@ -255,7 +255,8 @@ Elem Extended(uint base, uint group, int g) {
   } else if (g >= int(kSize) - r) {
     from = BorderIndex(g - int(kSize), n, kBorder);
   }
-  return from < 0 ? Elem(0.0) : HALF_OF(LOAD_PIXEL(src, base + uint(from) * pc.pixel_stride), group);
+  if (from < 0) return Elem(0.0);
+  return HALF_OF(LOAD_PIXEL(src, base + uint(from) * pc.pixel_stride), group);
 }
 
 // The guard. A transform's rounding errors are relative to the whole line

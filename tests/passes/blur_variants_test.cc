@@ -322,41 +322,42 @@ TEST_F(BlurVariantsTest, FastRgba32FThroughTheFftMatchesReference) {
     ~Reset() { passes::SetFastFftPolicy(std::nullopt); }
   } reset;
   const gpu::DeviceCaps& caps = testing::SharedGpu().device->caps();
-  ASSERT_GE(passes::FftMaxSize(caps), 2048u) << "the FFT needs 32 KB of shared memory for 2048 points";
+  ASSERT_GE(passes::FftMaxSize(caps), 2048u)
+      << "the FFT needs 32 KB of shared memory for 2048 points";
   uint32_t seed = 3300;
   double worst = 0;
   // 16 elements an invocation with both channel pairs a workgroup, and 8
   // with one (the others combine the same code).
   for (const passes::FftPolicy policy :
        {passes::FftPolicy{0, 16, false}, passes::FftPolicy{0, 8, true}}) {
-  passes::SetFastFftPolicy(policy);
-  const struct {
-    int w, h, radius;
-  } shapes[] = {{37, 29, 5}, {131, 67, 64}, {1, 130, 24}, {130, 1, 300}, {1, 1, 1},
-                {993, 5, 27}, {5, 1017, 0}, {17, 1500, 270}, {2101, 3, 40}};
-  int index = 0;
-  for (const auto& shape : shapes) {
-    // Two borders a shape, every border over the shapes (each border and
-    // transform length is a pipeline of its own: lavapipe compiles each).
-    for (const int b : {index % 4, (index + 2) % 4}) {
-      Case c{"fast", shape.w, shape.h, shape.radius};
-      c.border = kBorders[b];
-      c.axes = b == 1 ? "horizontal" : b == 2 ? "vertical" : "both";
-      // (Both axes up to r = 8 take the one-dispatch path instead.)
-      if (c.radius <= 8 && c.axes == "both") c.axes = b == 0 ? "horizontal" : "vertical";
-      c.working = PixelFormat::kRgba32F;
-      c.max_taps = 2 * 300 + 1;
-      const passes::BlurPrepared prepared =
-          FastPlan(caps, c.radius, c.width, c.height, c.axes, PixelFormat::kRgba32F);
-      for (const passes::StepKernel& k : prepared.steps) {
-        const uint64_t size = passes::FftLineSize(k.layout.n, uint64_t(c.radius));
-        EXPECT_THAT(k.details, ::testing::HasSubstr(absl::StrCat(size, "-point transforms")))
-            << c.Name();
+    passes::SetFastFftPolicy(policy);
+    const struct {
+      int w, h, radius;
+    } shapes[] = {{37, 29, 5}, {131, 67, 64}, {1, 130, 24}, {130, 1, 300}, {1, 1, 1},
+                  {993, 5, 27}, {5, 1017, 0}, {17, 1500, 270}, {2101, 3, 40}};
+    int index = 0;
+    for (const auto& shape : shapes) {
+      // Two borders a shape, every border over the shapes (each border and
+      // transform length is a pipeline of its own: lavapipe compiles each).
+      for (const int b : {index % 4, (index + 2) % 4}) {
+        Case c{"fast", shape.w, shape.h, shape.radius};
+        c.border = kBorders[b];
+        c.axes = b == 1 ? "horizontal" : b == 2 ? "vertical" : "both";
+        // (Both axes up to r = 8 take the one-dispatch path instead.)
+        if (c.radius <= 8 && c.axes == "both") c.axes = b == 0 ? "horizontal" : "vertical";
+        c.working = PixelFormat::kRgba32F;
+        c.max_taps = 2 * 300 + 1;
+        const passes::BlurPrepared prepared =
+            FastPlan(caps, c.radius, c.width, c.height, c.axes, PixelFormat::kRgba32F);
+        for (const passes::StepKernel& k : prepared.steps) {
+          const uint64_t size = passes::FftLineSize(k.layout.n, uint64_t(c.radius));
+          EXPECT_THAT(k.details, ::testing::HasSubstr(absl::StrCat(size, "-point transforms")))
+              << c.Name();
+        }
+        worst = std::max(worst, CheckAgainstReference(c, seed++));
       }
-      worst = std::max(worst, CheckAgainstReference(c, seed++));
+      ++index;
     }
-    ++index;
-  }
   }
   std::printf("%s: worst error through the FFT %.2e\n", caps.name.c_str(), worst);
 }
@@ -401,7 +402,9 @@ TEST_F(BlurVariantsTest, FastFftKeepsEachWindowsPrecisionOnMixedAmplitudes) {
           }
         }
       }
-      const auto pixel = [&](int line, int at) { return rows ? size_t(line) * w + at : size_t(at) * w + line; };
+      const auto pixel = [&](int line, int at) {
+        return rows ? size_t(line) * w + at : size_t(at) * w + line;
+      };
       image.v[pixel(1, 700) * 4 + 2] = std::numeric_limits<double>::infinity();
       image.v[pixel(2, 900) * 4 + 1] = std::numeric_limits<double>::quiet_NaN();
       const absl::StatusOr<ImageD> got = Blur(c, image);
