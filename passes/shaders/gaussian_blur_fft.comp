@@ -318,10 +318,16 @@ void BlockMaxima() {
   if (j < kBlocks) exchange[j].y = block;
   barrier();
   if (j < kBigBlocks) {
+    // The smallest over the blocks some window reads: not those wholly in
+    // the zeros between the right border and the left one.
+    const uint used_end = pc.n + pc.radius, used_start = kSize - pc.radius;
     float most = 0.0, least = uintBitsToFloat(0x7f800000u);
     for (uint k = 0u; k < kBlock; ++k) {
+      const uint first = (j * kBlock + k) * kBlock;
       most = max(most, exchange[j * kBlock + k].y);
-      least = min(least, exchange[j * kBlock + k].y);
+      if (first < used_end || first + kBlock > used_start) {
+        least = min(least, exchange[j * kBlock + k].y);
+      }
     }
     exchange[kBlocks + j].y = most;
     exchange[kBlocks + kBigBlocks + j].y = least;
