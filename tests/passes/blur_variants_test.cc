@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <random>
@@ -362,6 +363,43 @@ TEST_F(BlurVariantsTest, FastRgba32FThroughTheFftMatchesReference) {
   std::printf("%s: worst error through the FFT %.2e\n", caps.name.c_str(), worst);
 }
 
+// Lines of pieces of `piece` pixels, each uniform noise times 10^u (u
+// uniform in [-6, 6]): amplitudes that differ by up to 10^12 along a line
+// (rows where w > h, else columns). amplitude[line · pieces + p] is piece
+// p's; pieces listed in `zero_pieces` are 0 on every line.
+struct MixedAmplitudes {
+  ImageD image;
+  bool rows = true;
+  int lines = 0, n = 0, pieces = 0;
+  std::vector<double> amplitude;
+};
+
+MixedAmplitudes MixedAmplitudeImage(int w, int h, int piece, std::mt19937& rng,
+                                    std::initializer_list<int> zero_pieces = {}) {
+  MixedAmplitudes m;
+  m.rows = w > h;
+  m.lines = m.rows ? h : w;
+  m.n = m.rows ? w : h;
+  m.pieces = (m.n + piece - 1) / piece;
+  m.amplitude.resize(size_t(m.lines) * m.pieces);
+  std::uniform_real_distribution<double> u(-6.0, 6.0), unit(0.0, 1.0);
+  for (double& a : m.amplitude) a = std::pow(10.0, u(rng));
+  for (const int p : zero_pieces) {
+    for (int l = 0; l < m.lines; ++l) m.amplitude[size_t(l) * m.pieces + p] = 0;
+  }
+  m.image = {w, h, std::vector<double>(size_t(w) * h * 4)};
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      const int line = m.rows ? y : x, at = m.rows ? x : y;
+      for (int ch = 0; ch < 4; ++ch) {
+        m.image.v[(size_t(y) * w + x) * 4 + ch] =
+            m.amplitude[size_t(line) * m.pieces + at / piece] * unit(rng);
+      }
+    }
+  }
+  return m;
+}
+
 // fast RGBA32F's FFT guard (gaussian_blur_fft.comp): a transform's rounding
 // is relative to the whole line, so lines mixing amplitudes of 10^-6 to
 // 10^6 (pieces of 100 pixels), with runs of zeros, an inf and a NaN, must
@@ -386,22 +424,11 @@ TEST_F(BlurVariantsTest, FastFftKeepsEachWindowsPrecisionOnMixedAmplitudes) {
       c.border = kBorders[index++ % 4];
       c.axes = w > h ? "horizontal" : "vertical";
       SCOPED_TRACE(c.Name());
-      const bool rows = w > h;
-      const int lines = rows ? h : w, n = rows ? w : h, pieces = (n + kPiece - 1) / kPiece;
-      std::vector<double> amplitude(size_t(lines) * pieces);
-      std::uniform_real_distribution<double> u(-6.0, 6.0), unit(0.0, 1.0);
-      for (double& a : amplitude) a = std::pow(10.0, u(rng));
-      for (int l = 0; l < lines; ++l) amplitude[size_t(l) * pieces + 3] = 0;  // a run of zeros
-      ImageD image{w, h, std::vector<double>(size_t(w) * h * 4)};
-      for (int y = 0; y < h; ++y) {
-        for (int x = 0; x < w; ++x) {
-          const int line = rows ? y : x, at = rows ? x : y;
-          for (int ch = 0; ch < 4; ++ch) {
-            image.v[(size_t(y) * w + x) * 4 + ch] =
-                amplitude[size_t(line) * pieces + at / kPiece] * unit(rng);
-          }
-        }
-      }
+      MixedAmplitudes mixed = MixedAmplitudeImage(w, h, kPiece, rng, {3});  // piece 3: zeros
+      const bool rows = mixed.rows;
+      const int lines = mixed.lines, n = mixed.n, pieces = mixed.pieces;
+      const std::vector<double>& amplitude = mixed.amplitude;
+      ImageD& image = mixed.image;
       const auto pixel = [&](int line, int at) {
         return rows ? size_t(line) * w + at : size_t(at) * w + line;
       };
@@ -863,21 +890,11 @@ TEST_F(BlurVariantsTest, FastRgba32FOnMatrixUnitsHoldsItsBoundAtAnyScale) {
       c.axes = w > h ? "horizontal" : "vertical";
       SCOPED_TRACE(c.Name());
       EXPECT_EQ(FastScaledHalf(c), matrix);
-      const bool rows = w > h;
-      const int lines = rows ? h : w, n = rows ? w : h, pieces = (n + kPiece - 1) / kPiece;
-      std::vector<double> amplitude(size_t(lines) * pieces);
-      std::uniform_real_distribution<double> u(-6.0, 6.0), unit(0.0, 1.0);
-      for (double& a : amplitude) a = std::pow(10.0, u(rng));
-      ImageD image{w, h, std::vector<double>(size_t(w) * h * 4)};
-      for (int y = 0; y < h; ++y) {
-        for (int x = 0; x < w; ++x) {
-          const int line = rows ? y : x, at = rows ? x : y;
-          for (int ch = 0; ch < 4; ++ch) {
-            image.v[(size_t(y) * w + x) * 4 + ch] =
-                amplitude[size_t(line) * pieces + at / kPiece] * unit(rng);
-          }
-        }
-      }
+      const MixedAmplitudes mixed = MixedAmplitudeImage(w, h, kPiece, rng);
+      const bool rows = mixed.rows;
+      const int lines = mixed.lines, n = mixed.n, pieces = mixed.pieces;
+      const std::vector<double>& amplitude = mixed.amplitude;
+      const ImageD& image = mixed.image;
       // The largest amplitude output i of a group's lines reaches.
       const testing::Border border = testing::ParseBorder(c.border);
       std::vector<double> reach(size_t((lines + 3) / 4) * n, 0.0);
