@@ -2,9 +2,12 @@
 // (shaders/gaussian_blur_fft.comp): a workgroup transforms its line (two
 // complex sequences, red + i·green and blue + i·alpha), multiplies the
 // spectrum by the kernel's and transforms back. Every tap is in the
-// product, so the cost follows log2 of the line's length, not the radius:
-// exact to fp32 rounding at about a fifth of the direct sum's arithmetic at
-// r = 64.
+// product, so the cost follows log2 of the line's length, not the radius
+// (about a fifth of the direct sum's arithmetic at r = 64). Its rounding is
+// relative to the whole line, so a guard sums directly the outputs whose
+// window reads only values far below the line's largest, and lines holding
+// inf or NaN: every output stays exact to fp32 rounding relative to its own
+// window, as on the line paths.
 #pragma once
 
 #include <cstdint>
