@@ -1184,7 +1184,7 @@ class FastBlur final : public BlurVariant {
     if (axes.size() == 2) TileTheTemporary(config, plan, prepared);
     if (matrix) plan.constants.push_back(MatrixTaps(weights));
     AddSplitParts(config, split_parts, plan, prepared);
-    AddFftConstants(config, plan, prepared);
+    AddFftConstants(weights, plan, prepared);
     if (scaled_axes > 0) {
       // Worst case over both axes: the second reads the first's output,
       // whose largest magnitude is at most the input's (weights sum to 1).

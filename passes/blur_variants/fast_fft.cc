@@ -8,12 +8,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "kGaussianBlurFftF16.h"
 #include "kGaussianBlurFftF32.h"
 #include "kGaussianBlurFftPairsF32.h"
 #include "kGaussianBlurFftPairsPer8F32.h"
 #include "kGaussianBlurFftPer8F32.h"
-#include "passes/gaussian_weights.h"
 #include "passes/pass_util.h"
 
 namespace rgfx::passes {
@@ -167,8 +165,8 @@ bool IsFftStep(const StepKernel& k) {
   return k.shader >= kShaderFft16 && k.shader <= kShaderFftPairs8;
 }
 
-void AddFftConstants(const BlurConfig& config, graph::PassPlan& plan, BlurPrepared& prepared) {
-  const std::vector<double> weights = GaussianWeights(config.radius, config.sigma);
+void AddFftConstants(const std::vector<double>& weights, graph::PassPlan& plan,
+                     BlurPrepared& prepared) {
   uint32_t blob_size = 0;  // the size of the last blobs added (axes of one size share them)
   int blob = -1;
   for (StepKernel& k : prepared.steps) {
@@ -201,8 +199,7 @@ absl::Status RecordFftAxis(graph::RecordContext& ctx, const StepKernel& k, int r
                             sizeof(FftPush)}
       : k.shader == kShaderFft8
           ? gpu::ShaderCode{"gaussian_blur_fft_per8", kGaussianBlurFftPer8F32, 5, sizeof(FftPush)}
-          : WorkingShader(ctx.working_format(), "gaussian_blur_fft", kGaussianBlurFftF16,
-                          kGaussianBlurFftF32, 5, sizeof(FftPush));
+          : gpu::ShaderCode{"gaussian_blur_fft", kGaussianBlurFftF32, 5, sizeof(FftPush)};
   // fast's blob 0: the fp32 weights (the guard's direct sums).
   const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(k.constants),
                                       ctx.constants(k.constants + 1), ctx.constants(0)};

@@ -53,9 +53,11 @@ bool FftPays(uint64_t n, uint64_t radius, uint64_t size, bool columns, bool pair
 // device.
 // The step's constant blobs (twiddles, then spectrum) are AddFftConstants's.
 std::optional<StepKernel> PlanFftAxis(const BlurConfig& config, const LineLayout& layout);
-// Adds the blobs of every FFT step in `prepared` to the plan and points the
-// steps at them.
-void AddFftConstants(const BlurConfig& config, graph::PassPlan& plan, BlurPrepared& prepared);
+// Adds the blobs of every FFT step in `prepared` to the plan (twiddles, and
+// the spectrum of `weights`, the plan's w(0..R)) and points the steps at
+// them.
+void AddFftConstants(const std::vector<double>& weights, graph::PassPlan& plan,
+                     BlurPrepared& prepared);
 // Records an FFT step of a blur at `radius`.
 absl::Status RecordFftAxis(graph::RecordContext& ctx, const StepKernel& k, int radius);
 bool IsFftStep(const StepKernel& k);
