@@ -36,28 +36,37 @@ struct FftPush {
   uint32_t out_line_stride;
   uint32_t out_pixel_stride;
   uint32_t radius;
+  uint32_t segment;
+  uint32_t segments;
 };
-static_assert(sizeof(FftPush) == 7 * sizeof(uint32_t), "the shader's block has no padding");
+static_assert(sizeof(FftPush) == 9 * sizeof(uint32_t), "the shader's block has no padding");
 
-constexpr FftPolicy kFftPolicy = {-1, 16, false};
+constexpr FftPolicy kFftPolicy = {-1, 0, false, 0};
 
-// FftPays's break-even points: an axis transforms where (2R + 1)·n >=
-// kappa·N. From the H200's times of the guarded kernel (RGBA32F, 1080p, µs
-// an axis, one run each; docs/PERFORMANCE.md, "`fast` RGBA32F through the
-// FFT"), which took about twice the unguarded kernel's time on the same
-// inputs (why is not known yet), against the fp32 line paths:
-// - both channel pairs a workgroup (2048 points): rows 82.7 at r = 64
-//   against 70.4 (they never paid at 1080p, whose rows fit 2048 points only
-//   up to r = 64; 150 is the unguarded fit scaled by the guard's cost, for
-//   shorter rows); columns 211.7-232.4 at r = 128-256 against 98.3 at
-//   r = 100 and 288.0 at r = 300 (break-even near r = 250: 270);
-// - one pair a workgroup (4096 points): rows 385-428 at r = 200-1024
-//   against 276.5 at r = 300 and 1,354.5 at r = 1000 (break-even near
-//   r = 420: 400); columns 617.5 at r = 512 and 648.4 at 1024 against 288.0
-//   at 300 and 1,094.9 at 1000 (near r = 600: 330); 4K columns at r = 256
-//   took 1,570.8 against ~850 (the rule keeps them on the line paths).
-constexpr double kFftBreakEvenRows = 150, kFftBreakEvenColumns = 270;
-constexpr double kFftBreakEvenPairRows = 400, kFftBreakEvenPairColumns = 330;
+// FftCost's kappa: an axis transforms where (2R + 1)·n >= kappa · 2048 ·
+// FftWork, so kappa is the transforms' time for a 2048-point line over the
+// line paths' time for a multiply-add a pixel. From the H200's times
+// (RGBA32F, 1080p, µs an axis, median of 30 runs of 20 repeats; raw output
+// in docs/blur/h200-twentysecond-2026-11-29.txt), against the fp32 line
+// paths near where the rule decides (rows 70.7 at r = 64; columns 115.5 at
+// r = 128):
+// - rows, 8 elements an invocation: 52.5 in five 512-point segments (88);
+//   256 points 60.4, 1024 points 74.5 (within 15% of the same fit);
+// - rows, 16: 76.0 for 2048 points (130); 16 an invocation at 512 points
+//   took 84.2 (the register count, ~165, leaves the H200 fewer workgroups);
+// - columns, 8: 87.8 in three 512-point segments (168); columns cost
+//   about their points, whatever the transform's length (each workgroup
+//   reads one 16-byte pixel a row: the loads' sectors, not the
+//   arithmetic, set the pace), hence a larger kappa than the rows';
+// - columns, 16: 121.9 for 2048 points (143);
+// - one channel pair a workgroup (4096 points at r = 1024): rows 188.4,
+//   columns 337.9 (148 and 158 against the line paths at r = 64; at
+//   r = 1000 they took about 1.2x as long a tap).
+// The line paths' time grows slower than (2R + 1) below r = 64 (their
+// memory traffic does not shrink) and faster above r = 512: the rule errs
+// towards them at both ends.
+constexpr double kFftKappaRows8 = 88, kFftKappaRows16 = 130, kFftKappaPairRows = 148;
+constexpr double kFftKappaColumns8 = 168, kFftKappaColumns16 = 143, kFftKappaPairColumns = 158;
 
 absl::Mutex policy_mu;
 std::optional<FftPolicy> policy_override ABSL_GUARDED_BY(policy_mu);
@@ -119,10 +128,55 @@ std::vector<float> FftKernelSpectrum(const std::vector<double>& weights, uint32_
   return spectrum;
 }
 
-bool FftPays(uint64_t n, uint64_t radius, uint64_t size, bool columns, bool pairs) {
-  const double kappa = pairs ? (columns ? kFftBreakEvenPairColumns : kFftBreakEvenPairRows)
-                             : (columns ? kFftBreakEvenColumns : kFftBreakEvenRows);
-  return double(2 * radius + 1) * double(n) >= kappa * double(size);
+FftSegments FftSegmentsOf(uint64_t n, uint64_t radius, uint64_t size) {
+  FftSegments s;
+  s.size = size;
+  const uint64_t most = size - 2 * radius;  // outputs a segment at most
+  s.segments = (n + most - 1) / most;
+  s.segment = (n + s.segments - 1) / s.segments;
+  return s;
+}
+
+double FftWork(const FftSegments& s) {
+  return double(s.segments) * double(s.size) * std::log2(double(s.size)) / (2048.0 * 11.0);
+}
+
+uint32_t FftPerInvocation(uint64_t size) { return size <= 1024 ? 8 : 16; }
+
+double FftCost(const FftShape& shape, bool columns) {
+  const double kappa = shape.pairs ? (columns ? kFftKappaPairColumns : kFftKappaPairRows)
+                       : shape.per_invocation == 8
+                           ? (columns ? kFftKappaColumns8 : kFftKappaRows8)
+                           : (columns ? kFftKappaColumns16 : kFftKappaRows16);
+  return kappa * 2048.0 * FftWork(shape.cut);
+}
+
+std::optional<FftShape> FftCheapestShape(uint64_t n, uint64_t radius, bool columns,
+                                         const gpu::DeviceCaps& caps, const FftPolicy& policy) {
+  std::optional<FftShape> best;
+  double best_cost = 0;
+  const uint64_t largest = std::max<uint64_t>(FftLineSize(n, radius), policy.size);
+  for (uint64_t size = kFftMinSize; size <= largest; size *= 2) {
+    if (size <= 2 * radius || (policy.size != 0 && size != policy.size)) continue;
+    FftShape shape;
+    shape.per_invocation =
+        policy.per_invocation != 0 ? policy.per_invocation : FftPerInvocation(size);
+    // Both sequences a workgroup where they fit, else one (twice the
+    // workgroups, half the shared memory each).
+    shape.pairs = policy.pairs_always || size > FftMaxSize(caps, shape.per_invocation, false);
+    if (size > FftMaxSize(caps, shape.per_invocation, true)) continue;
+    shape.cut = FftSegmentsOf(n, radius, size);
+    const double cost = FftCost(shape, columns);
+    if (!best || cost < best_cost) {
+      best = shape;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
+bool FftPays(uint64_t n, uint64_t radius, double cost) {
+  return double(2 * radius + 1) * double(n) >= cost;
 }
 
 std::optional<StepKernel> PlanFftAxis(const BlurConfig& config, const LineLayout& layout) {
@@ -131,19 +185,20 @@ std::optional<StepKernel> PlanFftAxis(const BlurConfig& config, const LineLayout
       config.radius < std::max(policy.from_radius, 0)) {
     return std::nullopt;
   }
-  const uint64_t size = FftLineSize(layout.n, static_cast<uint64_t>(config.radius));
-  const uint32_t per = policy.per_invocation;
-  // Both sequences a workgroup where they fit, else one (twice the
-  // workgroups, half the shared memory each).
-  bool pairs = policy.pairs_always || size > FftMaxSize(config.caps, per, false);
-  if (pairs && size > FftMaxSize(config.caps, per, true)) return std::nullopt;
+  const uint64_t radius = static_cast<uint64_t>(config.radius);
   const bool columns = layout.in_pixel_stride != 1;
-  if (policy.from_radius < 0 &&
-      !FftPays(layout.n, static_cast<uint64_t>(config.radius), size, columns, pairs)) {
+  const std::optional<FftShape> shape =
+      FftCheapestShape(layout.n, radius, columns, config.caps, policy);
+  if (!shape) return std::nullopt;
+  if (policy.from_radius < 0 && !FftPays(layout.n, radius, FftCost(*shape, columns))) {
     return std::nullopt;
   }
+  const FftSegments& cut = shape->cut;
+  const uint64_t size = cut.size;
+  const uint32_t per = shape->per_invocation;
+  const bool pairs = shape->pairs;
   const uint32_t threads = static_cast<uint32_t>(size / per);
-  const uint64_t groups = uint64_t{layout.lines} * (pairs ? 2 : 1);
+  const uint64_t groups = uint64_t{layout.lines} * cut.segments * (pairs ? 2 : 1);
   StepKernel k;
   k.layout = layout;
   k.shader = pairs ? (per == 8 ? kShaderFftPairs8 : kShaderFftPairs16)
@@ -152,12 +207,15 @@ std::optional<StepKernel> PlanFftAxis(const BlurConfig& config, const LineLayout
   k.groups_x =
       static_cast<uint32_t>(std::min<uint64_t>(groups, config.caps.max_workgroup_count[0]));
   k.groups_y = DivideRoundingUp(groups, k.groups_x);
-  k.details =
-      absl::StrCat("FFT: a workgroup of ", threads, " per line", pairs ? " and channel pair" : "",
-                   ", ", size, "-point transforms (radix ", per, ") of ",
-                   pairs ? "red + i green or blue + i alpha" : "red + i green and blue + i alpha",
-                   ", the spectrum times the kernel's, and back; shared memory ",
-                   size * (pairs ? kPairElementBytes : kElementBytes), " bytes");
+  k.details = absl::StrCat(
+      "FFT: a workgroup of ", threads, " per ",
+      cut.segments > 1
+          ? absl::StrCat("segment (", cut.segments, " a line of ", cut.segment, " pixels at most)")
+          : std::string("line"),
+      pairs ? " and channel pair" : "", ", ", size, "-point transforms (radix ", per, ") of ",
+      pairs ? "red + i green or blue + i alpha" : "red + i green and blue + i alpha",
+      ", the spectrum times the kernel's, and back; shared memory ",
+      size * (pairs ? kPairElementBytes : kElementBytes), " bytes");
   return k;
 }
 
@@ -184,13 +242,18 @@ void AddFftConstants(const std::vector<double>& weights, graph::PassPlan& plan,
 
 absl::Status RecordFftAxis(graph::RecordContext& ctx, const StepKernel& k, int radius) {
   const LineLayout& l = k.layout;
-  const FftPush push{l.n,
-                     l.lines,
-                     l.in_line_stride,
-                     l.in_pixel_stride,
-                     l.out_line_stride,
-                     l.out_pixel_stride,
-                     static_cast<uint32_t>(std::max(radius, 0))};
+  FftPush push{l.n,
+               l.lines,
+               l.in_line_stride,
+               l.in_pixel_stride,
+               l.out_line_stride,
+               l.out_pixel_stride,
+               static_cast<uint32_t>(std::max(radius, 0)),
+               0,
+               0};
+  const FftSegments cut = FftSegmentsOf(l.n, push.radius, k.spec.values[1]);
+  push.segment = static_cast<uint32_t>(cut.segment);
+  push.segments = static_cast<uint32_t>(cut.segments);
   const gpu::ShaderCode shader =
       k.shader == kShaderFftPairs16
           ? gpu::ShaderCode{"gaussian_blur_fft_pairs", kGaussianBlurFftPairsF32, 5, sizeof(FftPush)}

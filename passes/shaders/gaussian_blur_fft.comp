@@ -7,13 +7,19 @@
 // the two transforms, against 2R + 1 multiply-adds a pixel and channel
 // directly (r = 64: 129), whatever the radius (only N grows with it).
 //
-// One workgroup per line. The line, extended by the border to N ≥ n + 2R
-// pixels (a power of two; the right border after the line, the left one at
-// the end, zeros between), is two complex sequences, red + i·green and
+// One workgroup per segment of a line (overlap-save): its `segment`
+// outputs and R pixels either side (the border where the line ends), laid
+// out as N ≥ segment + 2R elements (a power of two; the right context after
+// the outputs, the left one at the end, zeros between), which the circular
+// convolution reads for no kept output across its ends. A line of n pixels
+// is one segment where n + 2R fits N, else several: a shorter transform
+// costs less per element (log2 N) than the overlap it reads twice where R
+// is small against n (fast_fft.cc chooses N). The extended segment is two
+// complex sequences, red + i·green and
 // blue + i·alpha: the kernel is real, so the transform of their convolution
 // carries both channels of each, and a vec4 is one element of both.
 // Each invocation holds 16 elements in registers, element m being the
-// line's index j + kThreads·m (j the invocation): Stockham passes of radix
+// segment's index j + kThreads·m (j the invocation): Stockham passes of radix
 // 16 (the last one of radix 2, 4 or 8 where log2 N is not a multiple of 4)
 // each read that set, transform groups of it and write the results where
 // the next pass reads them, through shared memory. The last pass's results
@@ -28,7 +34,7 @@
 // transform's rounding error grows with log2 N, not with the radius
 // (blur_variants_tests: at most 2.4e-7 on images in [0, 1] against the
 // double-precision reference, on lavapipe and the H200), but it is relative
-// to the whole line, hence the guard below.
+// to the whole segment, hence the guard below.
 #include "shader_interface.h"
 #include "working_format.glsl"
 #include "border.glsl"
@@ -47,6 +53,8 @@ layout(push_constant) uniform Push {
   uint out_line_stride;  // and written
   uint out_pixel_stride;
   uint radius;
+  uint segment;   // outputs a workgroup (the last one of a line: what is left)
+  uint segments;  // workgroups a line (a channel pair's, with PAIRS)
 } pc;
 
 WORKING_BUFFER(0, readonly, src);
@@ -82,7 +90,11 @@ const uint kPer = PER;
 #define HALF_OF(pixel_, group_) (pixel_)
 #define STORE_HALF(index_, value_, group_) STORE_PIXEL(dst, index_, value_)
 #endif
-Elem a[kPer];          // element m: the line's index j + kThreads·m
+Elem a[kPer];          // element m: the segment's index j + kThreads·m
+// The workgroup's segment: its first output's index on the line, and how
+// many outputs it has.
+int first = 0;
+int count = 0;
 // Between passes. Indices are swizzled within blocks of kPer (Swizzled) so
 // that the 8 invocations of a quarter subgroup writing 16-byte elements
 // kPer apart (the first pass) hit different banks; the other passes' writes
@@ -245,23 +257,22 @@ void Transform(float d) {
   if (tail != 1u) PassTail(tail, ns, d);
 }
 
-// Element g of the extended line: the pixels, the right border after them,
-// the left one at the end (index g − N), zeros between.
+// Element g of the extended segment: line pixel first + g up to R past its
+// outputs, first + g − N for the left context at the end, zeros between;
+// the border where that leaves the line.
 Elem Extended(uint base, uint group, int g) {
-  const int n = int(pc.n), r = int(pc.radius);
+  const int r = int(pc.radius);
   int from = -1;
-  if (g < n) {
-    from = g;
-  } else if (g < n + r) {
-    from = BorderIndex(g, n, kBorder);
+  if (g < count + r) {
+    from = BorderIndex(first + g, int(pc.n), kBorder);
   } else if (g >= int(kSize) - r) {
-    from = BorderIndex(g - int(kSize), n, kBorder);
+    from = BorderIndex(first + g - int(kSize), int(pc.n), kBorder);
   }
   if (from < 0) return Elem(0.0);
   return HALF_OF(LOAD_PIXEL(src, base + uint(from) * pc.pixel_stride), group);
 }
 
-// The guard. A transform's rounding errors are relative to the whole line
+// The guard. A transform's rounding errors are relative to the whole segment
 // (measured up to ~5e-7 of its largest magnitude M), a direct sum's to the
 // window it reads; so an output whose window holds only values far below M
 // (a dark region on a line with a bright one, in HDR) would lose its
@@ -270,7 +281,7 @@ Elem Extended(uint base, uint group, int g) {
 // near 256 · 5e-7 ≈ 1e-4 of that magnitude at most (the guard's test in
 // blur_variants_tests measured 5e-6 against a bound of 1e-3); where its
 // window is all zeros it is 0; elsewhere, and on lines holding inf or NaN
-// (which a transform spreads over the whole line), it is summed directly.
+// (which a transform spreads over the whole segment), it is summed directly.
 // Magnitudes by blocks of 16 elements (and of 256) of the extended line:
 // the blocks wholly inside a window bound its largest magnitude from below,
 // those it touches from above. They live in `exchange` (no other shared
@@ -326,7 +337,7 @@ void BlockMaxima() {
   if (j < kBigBlocks) {
     // The smallest over the blocks some window reads: not those wholly in
     // the zeros between the right border and the left one.
-    const uint used_end = pc.n + pc.radius, used_start = kSize - pc.radius;
+    const uint used_end = uint(count) + pc.radius, used_start = kSize - pc.radius;
     float most = 0.0, least = uintBitsToFloat(0x7f800000u);
     for (uint k = 0u; k < kBlock; ++k) {
       const uint first = (j * kBlock + k) * kBlock;
@@ -373,9 +384,14 @@ Elem Direct(uint base, uint group, int g) {
 void main() {
   const uint j = gl_LocalInvocationID.x;
   const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-  const uint line = LINE_OF(group);
+  // A line's segments in neighbouring workgroups: the pixels they both read
+  // meet in the cache.
+  const uint line = LINE_OF(group) / pc.segments, segment = LINE_OF(group) % pc.segments;
   if (line >= pc.lines) return;  // whole workgroups: no barrier is skipped by part of one
-  const uint base = line * pc.line_stride, out_base = line * pc.out_line_stride;
+  first = int(segment * pc.segment);
+  count = min(int(pc.segment), int(pc.n) - first);
+  const uint base = line * pc.line_stride;
+  const uint out_base = line * pc.out_line_stride + uint(first) * pc.out_pixel_stride;
   [[unroll]] for (uint m = 0u; m < kPer; ++m) {
     a[m] = Extended(base, group, int(j + kThreads * m));
     exchange[Swizzled(j + kThreads * m)].x = Magnitude(a[m]);
@@ -405,7 +421,7 @@ void main() {
   // raise the whole kernel's register count, which the common path pays).
   [[unroll]] for (uint m = 0u; m < kPer; ++m) {
     const uint g = j + kThreads * m;
-    if (g < pc.n) {
+    if (g < uint(count)) {
       STORE_HALF(out_base + g * pc.out_pixel_stride, a[m], group);
     }
   }
@@ -418,7 +434,7 @@ void main() {
   }
   barrier();
   BlockMaxima();
-  for (uint g = j; g < pc.n; g += kThreads) {
+  for (uint g = j; g < uint(count); g += kThreads) {
     const vec2 bounds = WindowBounds(int(g));
     if (finite && bounds.y == 0.0) {
       STORE_HALF(out_base + g * pc.out_pixel_stride, Elem(0.0), group);

@@ -81,6 +81,10 @@ ABSL_FLAG(int, fft_per_invocation, 0,
 ABSL_FLAG(int, fft_pairs, -1,
           "fast RGBA32F's FFT: 1 transforms one channel pair a workgroup even where both fit, 0 "
           "only where the transform needs it; -1 keeps the plan's");
+ABSL_FLAG(int, fft_size, 0,
+          "fast RGBA32F's FFT: the transform length (a power of two from 256 the device fits, "
+          "above twice the radius; lines longer than it less 2R go in segments); 0 keeps the "
+          "plan's (the cheapest by its cost model)");
 ABSL_FLAG(int, split_from_radius, 0,
           "fast RGBA16F: split the taps into parts (one streamed dispatch each, sums in fp32) "
           "from this radius on; 0 keeps the plan's (384)");
@@ -524,7 +528,7 @@ int Main() {
     passes::SetFastStreamMinSubgroups(static_cast<uint32_t>(min_subgroups));
   }
   if (absl::GetFlag(FLAGS_fft_from_radius) >= 0 || absl::GetFlag(FLAGS_fft_per_invocation) != 0 ||
-      absl::GetFlag(FLAGS_fft_pairs) >= 0) {
+      absl::GetFlag(FLAGS_fft_pairs) >= 0 || absl::GetFlag(FLAGS_fft_size) != 0) {
     passes::FftPolicy policy = passes::FastFftPolicy();
     if (const int from = absl::GetFlag(FLAGS_fft_from_radius); from >= 0) policy.from_radius = from;
     if (const int per = absl::GetFlag(FLAGS_fft_per_invocation); per != 0) {
@@ -532,6 +536,12 @@ int Main() {
       policy.per_invocation = static_cast<uint32_t>(per);
     }
     if (const int p = absl::GetFlag(FLAGS_fft_pairs); p >= 0) policy.pairs_always = p;
+    if (const int size = absl::GetFlag(FLAGS_fft_size); size != 0) {
+      if (size < 256 || (size & (size - 1)) != 0) {
+        Fail(absl::InvalidArgumentError("--fft_size: a power of two from 256"));
+      }
+      policy.size = static_cast<uint32_t>(size);
+    }
     passes::SetFastFftPolicy(policy);
   }
   if (absl::GetFlag(FLAGS_split_from_radius) != 0 || absl::GetFlag(FLAGS_split_part_radius) != 0) {

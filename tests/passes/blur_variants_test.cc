@@ -314,7 +314,9 @@ TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
 // fast RGBA32F through the FFT (passes/blur_variants/fast_fft.h), forced
 // from every radius (passes::SetFastFftPolicy): transforms of 256 points
 // (lines far shorter) up to 4096 (one channel pair a workgroup, where both
-// do not fit 32 KB),
+// do not fit 32 KB), lines in one piece and in segments (131 × 67 r = 64:
+// rows in 2 of 256 points; 993 × 5 r = 27: 5; 5 × 1017 r = 0: columns in 4;
+// 2101 × 3 r = 40: 5 of 512),
 // lines of one pixel, radii 0 to 300 with lines shorter than the radius,
 // every border, one axis and both. The plan must name the FFT on every
 // axis. Tolerance as for every RGBA32F exact path (float rounding).
@@ -327,10 +329,12 @@ TEST_F(BlurVariantsTest, FastRgba32FThroughTheFftMatchesReference) {
       << "the FFT needs 32 KB of shared memory for 2048 points";
   uint32_t seed = 3300;
   double worst = 0;
-  // 16 elements an invocation with both channel pairs a workgroup, and 8
-  // with one (the others combine the same code).
+  // The plan's elements an invocation (8 up to 1024 points, 16 above), 16
+  // everywhere with both channel pairs a workgroup, and 8 with one (the
+  // others combine the same code).
   for (const passes::FftPolicy policy :
-       {passes::FftPolicy{0, 16, false}, passes::FftPolicy{0, 8, true}}) {
+       {passes::FftPolicy{0, 0, false}, passes::FftPolicy{0, 16, false},
+        passes::FftPolicy{0, 8, true}}) {
     passes::SetFastFftPolicy(policy);
     const struct {
       int w, h, radius;
@@ -351,7 +355,10 @@ TEST_F(BlurVariantsTest, FastRgba32FThroughTheFftMatchesReference) {
         const passes::BlurPrepared prepared =
             FastPlan(caps, c.radius, c.width, c.height, c.axes, PixelFormat::kRgba32F);
         for (const passes::StepKernel& k : prepared.steps) {
-          const uint64_t size = passes::FftLineSize(k.layout.n, uint64_t(c.radius));
+          const uint64_t size = passes::FftCheapestShape(k.layout.n, uint64_t(c.radius),
+                                                         k.layout.in_pixel_stride != 1, caps,
+                                                         policy)
+                                    ->cut.size;
           EXPECT_THAT(k.details, ::testing::HasSubstr(absl::StrCat(size, "-point transforms")))
               << c.Name();
         }
@@ -401,8 +408,8 @@ MixedAmplitudes MixedAmplitudeImage(int w, int h, int piece, std::mt19937& rng,
 }
 
 // fast RGBA32F's FFT guard (gaussian_blur_fft.comp): a transform's rounding
-// is relative to the whole line, so lines mixing amplitudes of 10^-6 to
-// 10^6 (pieces of 100 pixels), with runs of zeros, an inf and a NaN, must
+// is relative to the whole segment it transforms, so lines mixing
+// amplitudes of 10^-6 to 10^6 (pieces of 100 pixels), with runs of zeros, an inf and a NaN, must
 // still give every output within 1e-3 of the largest amplitude its window
 // reads (the bound for float output; the guard sums directly where
 // the transform could not keep it), exactly 0 where the window holds only
@@ -412,13 +419,15 @@ TEST_F(BlurVariantsTest, FastFftKeepsEachWindowsPrecisionOnMixedAmplitudes) {
   struct Reset {
     ~Reset() { passes::SetFastFftPolicy(std::nullopt); }
   } reset;
-  passes::SetFastFftPolicy(passes::FftPolicy{0, 16, false});
   constexpr int kPiece = 100;
   std::mt19937 rng(9090);
   double worst = 0;
   int index = 0;
   for (const int radius : {20, 64}) {
     for (auto [w, h] : {std::pair{1130, 5}, std::pair{5, 1130}}) {
+      // Segments (256 points at r = 20, 512 at r = 64) for the rows, the
+      // whole line (2048 points) for the columns.
+      passes::SetFastFftPolicy(passes::FftPolicy{0, 0, false, w > h ? 0u : 2048u});
       Case c{"fast", w, h, radius};
       c.working = PixelFormat::kRgba32F;
       c.border = kBorders[index++ % 4];

@@ -66,6 +66,65 @@ TEST(FastFft, LineSizeHoldsTheLineAndBothBorders) {
   EXPECT_EQ(passes::FftMaxSize(caps, 16, false), 2048u);
 }
 
+// Overlap-save: segments of at most N − 2R outputs, as few as hold the
+// line, balanced.
+TEST(FastFft, SegmentsHoldTheLineWithTheirContext) {
+  const auto expect = [](uint64_t n, uint64_t radius, uint64_t size, uint64_t segments,
+                         uint64_t segment) {
+    const passes::FftSegments s = passes::FftSegmentsOf(n, radius, size);
+    EXPECT_EQ(s.size, size);
+    EXPECT_EQ(s.segments, segments) << n << " " << radius << " " << size;
+    EXPECT_EQ(s.segment, segment) << n << " " << radius << " " << size;
+    EXPECT_LE(s.segment + 2 * radius, size);     // each one's context fits
+    EXPECT_GE(s.segment * s.segments, n);        // they hold the line
+    EXPECT_LT(s.segment * (s.segments - 1), n);  // and the last one is not empty
+  };
+  expect(1920, 64, 2048, 1, 1920);
+  expect(1921, 64, 2048, 2, 961);
+  expect(1080, 64, 512, 3, 360);
+  expect(1, 0, 256, 1, 1);
+  expect(1000, 127, 256, 500, 2);
+  expect(3840, 1000, 4096, 2, 1920);
+}
+
+// The cheapest shape by FftCost on a 48 KB device: short transforms where
+// the radius is small against the line, one piece where the overlap would
+// cost more, 8 elements an invocation up to 1024 points, one channel pair a
+// workgroup for 4096, nothing where no transform holds the context.
+passes::FftShape Cheapest(uint64_t n, uint64_t radius, bool columns,
+                          passes::FftPolicy policy = {-1, 0, false, 0}) {
+  gpu::DeviceCaps caps;
+  caps.max_compute_shared_memory_bytes = 48 << 10;
+  const std::optional<passes::FftShape> shape =
+      passes::FftCheapestShape(n, radius, columns, caps, policy);
+  return shape.value_or(passes::FftShape{});
+}
+
+TEST(FastFft, ChoosesTheCheapestShape) {
+  // Rows of 1920 at r = 64: five segments of 512 points, 8 an invocation
+  // (kappa 88 · 5 · 512 · 9 against 130 · 2048 · 11 in one piece).
+  passes::FftShape s = Cheapest(1920, 64, false);
+  EXPECT_EQ(s.cut.size, 512u);
+  EXPECT_EQ(s.cut.segments, 5u);
+  EXPECT_EQ(s.per_invocation, 8u);
+  EXPECT_FALSE(s.pairs);
+  EXPECT_EQ(Cheapest(1080, 64, true).cut.size, 512u);  // columns: three segments
+  EXPECT_EQ(Cheapest(100, 5, false).cut.size, 256u);
+  s = Cheapest(1080, 1024, false);
+  EXPECT_EQ(s.cut.size, 4096u);
+  EXPECT_EQ(s.per_invocation, 16u);
+  EXPECT_TRUE(s.pairs);
+  // The policy's length and elements an invocation, where they fit.
+  s = Cheapest(1920, 64, false, {0, 16, false, 2048});
+  EXPECT_EQ(s.cut.size, 2048u);
+  EXPECT_EQ(s.per_invocation, 16u);
+  EXPECT_EQ(Cheapest(1080, 128, false, {0, 0, false, 256}).cut.size, 0u);  // 256 holds no output
+  EXPECT_EQ(Cheapest(1080, 3000, false).cut.size, 0u);                    // 2R >= 4096
+  EXPECT_NEAR(passes::FftWork(passes::FftSegmentsOf(1920, 64, 2048)), 1.0, 1e-12);
+  EXPECT_NEAR(passes::FftWork(passes::FftSegmentsOf(1080, 64, 512)), 3 * 512 * 9 / (2048 * 11.0),
+              1e-12);
+}
+
 // Which kernel each axis of a 1920 x 1080 (or 3840 x 2160) RGBA32F blur
 // takes on a 48 KB device, by the cost model fitted to the H200.
 std::vector<std::string> StepDetails(int radius, uint32_t w = 1920, uint32_t h = 1080) {
@@ -87,24 +146,32 @@ std::vector<std::string> StepDetails(int radius, uint32_t w = 1920, uint32_t h =
 TEST(FastFft, TakesTheTransformWhereItsCostModelSays) {
   using ::testing::HasSubstr;
   using ::testing::Not;
-  // r = 64: both axes on the line paths (the transform lost on the H200).
-  for (const std::string& d : StepDetails(64)) EXPECT_THAT(d, Not(HasSubstr("FFT")));
-  // r = 300: the columns transform (2048 points), the rows do not yet.
-  std::vector<std::string> d = StepDetails(300);
-  EXPECT_THAT(d[0], Not(HasSubstr("FFT")));
-  EXPECT_THAT(d[1], HasSubstr("2048-point transforms"));
+  // r = 32: both axes on the line paths.
+  for (const std::string& d : StepDetails(32)) EXPECT_THAT(d, Not(HasSubstr("FFT")));
+  // r = 64: the rows in five segments of 512 points (0.74x the line paths'
+  // time on the H200), the columns on the line paths (the transform took
+  // 1.3x).
+  std::vector<std::string> d = StepDetails(64);
+  EXPECT_THAT(d[0], HasSubstr("per segment (5 a line of 384 pixels at most), 512-point"));
+  EXPECT_THAT(d[0], HasSubstr("(radix 8)"));
+  EXPECT_THAT(d[1], Not(HasSubstr("FFT")));
+  // r = 300: both, the columns in one piece.
+  d = StepDetails(300);
+  EXPECT_THAT(d[0], HasSubstr("1024-point transforms"));
+  EXPECT_THAT(d[1], HasSubstr("per line, 2048-point transforms (radix 16)"));
   // r = 1024: both, 4096 points, a channel pair a workgroup.
   d = StepDetails(1024);
   EXPECT_THAT(d[0], HasSubstr("4096-point transforms"));
   EXPECT_THAT(d[0], HasSubstr("channel pair"));
   EXPECT_THAT(d[1], HasSubstr("4096-point transforms"));
-  // 4K r = 256: neither (the columns' transform took ~1.8x the line paths).
-  for (const std::string& e : StepDetails(256, 3840, 2160)) EXPECT_THAT(e, Not(HasSubstr("FFT")));
-  // The model itself: break-even (2R + 1)·n >= kappa·N.
-  EXPECT_FALSE(passes::FftPays(1080, 200, 2048, true, false));
-  EXPECT_TRUE(passes::FftPays(1080, 300, 2048, true, false));
-  EXPECT_FALSE(passes::FftPays(1920, 300, 4096, false, true));
-  EXPECT_TRUE(passes::FftPays(1920, 1024, 4096, false, true));
+  // 4K r = 256: both, in segments (the H200 took 309.5 and 483.3 us in
+  // 2048 points against 811.8 and 819.7 on the line paths).
+  for (const std::string& e : StepDetails(256, 3840, 2160)) {
+    EXPECT_THAT(e, HasSubstr("per segment ("));
+  }
+  // The model itself: (2R + 1)·n against FftCost.
+  EXPECT_TRUE(passes::FftPays(1920, 64, 129 * 1920));
+  EXPECT_FALSE(passes::FftPays(1920, 64, 129 * 1920 + 1));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <utility>
 #include <string>
@@ -737,6 +738,7 @@ TEST(FastMatrixPlan, MaxRadiusIsTheLastTheMatrixPathTakes) {
 }
 
 TEST(FastMatrixPlan, LinePathsWithoutMatrixUnitsOrForRgba32FUnlessAllowed) {
+  const WithoutFft line_paths;  // RGBA32F rows at r = 64 would transform
   gpu::DeviceCaps no_matrix = MatrixCaps();
   no_matrix.f16_matrix_product_16 = false;
   BlurConfig allowed = Config(113, PixelFormat::kRgba32F, MatrixCaps());
@@ -1060,6 +1062,7 @@ TEST(FastColumnPlan, TallerTilesOnlyWhereTheyStageFewerRows) {
 // column; a column group whose tile does not fit the shared memory keeps
 // the plan's. Cleared, the plan's again.
 TEST(FastColumnPlan, LineGroupsFollowTheBenchmarkOverride) {
+  const WithoutFft line_paths;
   gpu::DeviceCaps no_matrix = MatrixCaps();
   no_matrix.f16_matrix_product_16 = false;
   const BlurConfig config = Config(64, PixelFormat::kRgba32F, no_matrix);
@@ -1241,14 +1244,16 @@ TEST(FastPlan, EveryKernelTakesTheBorderModeAsASpecializationConstant) {
     gpu::DeviceCaps caps;
     const char* path;  // a substring of the plan's details
     graph::Extent extent = {1920, 1080};
+    bool without_fft = false;  // (the FFT takes these columns where it may)
   };
   const Case cases[] = {{3, PixelFormat::kRgba16F, MatrixCaps(), "both axes in one dispatch"},
                         {64, PixelFormat::kRgba16F, MatrixCaps(), "streamed"},
                         {150, PixelFormat::kRgba16F, MatrixCaps(), "streamed"},
                         {150, PixelFormat::kRgba16F, MatrixCaps(), "panel", {512, 512}},
-                        {64, PixelFormat::kRgba32F, no_matrix, "row segments"},
+                        {32, PixelFormat::kRgba32F, no_matrix, "row segments"},
                         {64, PixelFormat::kRgba32F, no_matrix, "column tiles"},
-                        {500, PixelFormat::kRgba32F, no_matrix, "columns read directly"},
+                        {500, PixelFormat::kRgba32F, no_matrix, "columns read directly",
+                         {1920, 1080}, true},
                         {1024, PixelFormat::kRgba32F, no_matrix, "FFT"}};
   for (const uint32_t border :
        {RGFX_BORDER_CLAMP, RGFX_BORDER_MIRROR, RGFX_BORDER_WRAP, RGFX_BORDER_ZERO}) {
@@ -1258,6 +1263,8 @@ TEST(FastPlan, EveryKernelTakesTheBorderModeAsASpecializationConstant) {
       BlurConfig config = Config(c.radius, c.working, c.caps);
       config.extent = c.extent;
       config.border = border;
+      std::optional<WithoutFft> line_paths;
+      if (c.without_fft) line_paths.emplace();
       const Planned p = PlanFast(config);
       bool found = false;
       for (const passes::StepKernel& k : p.prepared.steps) {
