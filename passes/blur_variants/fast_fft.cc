@@ -85,12 +85,14 @@ uint64_t FftLineSize(uint64_t n, uint64_t radius) {
   return size;
 }
 
-uint32_t FftMaxSize(const gpu::DeviceCaps& caps, uint32_t per_invocation, bool pairs) {
-  const uint32_t element = pairs ? kPairElementBytes : kElementBytes;
+uint32_t FftMaxSize(const gpu::DeviceCaps& caps, uint32_t per_invocation, bool pairs,
+                    uint32_t lines) {
+  const uint32_t element = (pairs ? kPairElementBytes : kElementBytes) * lines;
   uint32_t size = 0;
-  for (uint64_t s = kFftMinSize; s * element <= caps.max_compute_shared_memory_bytes &&
-                                 s / per_invocation <= caps.max_workgroup_invocations &&
-                                 s / per_invocation <= caps.max_workgroup_size[0];
+  for (uint64_t s = kFftMinSize;
+       s * element <= caps.max_compute_shared_memory_bytes &&
+       s / per_invocation * lines <= caps.max_workgroup_invocations &&
+       s / per_invocation <= caps.max_workgroup_size[1] && lines <= caps.max_workgroup_size[0];
        s *= 2) {
     size = static_cast<uint32_t>(s);
   }
@@ -143,6 +145,14 @@ double FftWork(const FftSegments& s) {
 
 uint32_t FftPerInvocation(uint64_t size) { return size <= 1024 ? 8 : 16; }
 
+uint32_t FftColumnsAWorkgroup(const gpu::DeviceCaps& caps, uint64_t size, uint32_t per_invocation,
+                              bool pairs) {
+  for (const uint32_t lines : {4u, 2u}) {
+    if (size <= FftMaxSize(caps, per_invocation, pairs, lines)) return lines;
+  }
+  return 1;
+}
+
 double FftCost(const FftShape& shape, bool columns) {
   const double kappa = shape.pairs ? (columns ? kFftKappaPairColumns : kFftKappaPairRows)
                        : shape.per_invocation == 8
@@ -165,6 +175,12 @@ std::optional<FftShape> FftCheapestShape(uint64_t n, uint64_t radius, bool colum
     // workgroups, half the shared memory each).
     shape.pairs = policy.pairs_always || size > FftMaxSize(caps, shape.per_invocation, false);
     if (size > FftMaxSize(caps, shape.per_invocation, true)) continue;
+    if (columns) {
+      shape.lines = policy.columns != 0
+                        ? policy.columns
+                        : FftColumnsAWorkgroup(caps, size, shape.per_invocation, shape.pairs);
+      if (size > FftMaxSize(caps, shape.per_invocation, shape.pairs, shape.lines)) continue;
+    }
     shape.cut = FftSegmentsOf(n, radius, size);
     const double cost = FftCost(shape, columns);
     if (!best || cost < best_cost) {
@@ -197,25 +213,27 @@ std::optional<StepKernel> PlanFftAxis(const BlurConfig& config, const LineLayout
   const uint64_t size = cut.size;
   const uint32_t per = shape->per_invocation;
   const bool pairs = shape->pairs;
+  const uint32_t lines = shape->lines;
   const uint32_t threads = static_cast<uint32_t>(size / per);
-  const uint64_t groups = uint64_t{layout.lines} * cut.segments * (pairs ? 2 : 1);
+  const uint64_t groups = DivideRoundingUp(layout.lines, lines) * cut.segments * (pairs ? 2 : 1);
   StepKernel k;
   k.layout = layout;
   k.shader = pairs ? (per == 8 ? kShaderFftPairs8 : kShaderFftPairs16)
                    : (per == 8 ? kShaderFft8 : kShaderFft16);
-  k.spec.values = {threads, static_cast<uint32_t>(size), config.border};
+  k.spec.values = {threads, static_cast<uint32_t>(size), config.border, lines};
   k.groups_x =
       static_cast<uint32_t>(std::min<uint64_t>(groups, config.caps.max_workgroup_count[0]));
   k.groups_y = DivideRoundingUp(groups, k.groups_x);
   k.details = absl::StrCat(
-      "FFT: a workgroup of ", threads, " per ",
+      "FFT: a workgroup of ", threads, lines > 1 ? absl::StrCat(" x ", lines, " columns") : "",
+      " per ",
       cut.segments > 1
           ? absl::StrCat("segment (", cut.segments, " a line of ", cut.segment, " pixels at most)")
           : std::string("line"),
       pairs ? " and channel pair" : "", ", ", size, "-point transforms (radix ", per, ") of ",
       pairs ? "red + i green or blue + i alpha" : "red + i green and blue + i alpha",
       ", the spectrum times the kernel's, and back; shared memory ",
-      size * (pairs ? kPairElementBytes : kElementBytes), " bytes");
+      size * (pairs ? kPairElementBytes : kElementBytes) * lines, " bytes");
   return k;
 }
 

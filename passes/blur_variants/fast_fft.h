@@ -37,6 +37,10 @@ struct FftPolicy {
   // The transform length (a power of two the device fits, > 2·radius), or
   // 0: FftCheapestShape's.
   uint32_t size = 0;
+  // Columns a workgroup (neighbours in memory, so that the loads and stores
+  // of a subgroup take several pixels of each row), where the device fits
+  // them; 0: FftColumnsAWorkgroup's. Rows take one.
+  uint32_t columns = 0;
 };
 
 // The transform length for a line of n pixels at `radius` in one piece:
@@ -62,9 +66,10 @@ FftSegments FftSegmentsOf(uint64_t n, uint64_t radius, uint64_t size);
 double FftWork(const FftSegments& s);
 
 // The largest transform the device runs with `per_invocation` elements an
-// invocation: 16 bytes of shared memory an element, 8 with `pairs` (one
-// sequence a workgroup).
-uint32_t FftMaxSize(const gpu::DeviceCaps& caps, uint32_t per_invocation = 16, bool pairs = false);
+// invocation and `lines` lines a workgroup: 16 bytes of shared memory an
+// element, 8 with `pairs` (one sequence a workgroup).
+uint32_t FftMaxSize(const gpu::DeviceCaps& caps, uint32_t per_invocation = 16, bool pairs = false,
+                    uint32_t lines = 1);
 
 // exp(−2πi·t/N) for t < N, as (re, im) pairs rounded from double.
 std::vector<float> FftTwiddles(uint32_t size);
@@ -87,7 +92,14 @@ struct FftShape {
   FftSegments cut;
   uint32_t per_invocation = 16;
   bool pairs = false;
+  uint32_t lines = 1;  // lines a workgroup (neighbouring columns)
 };
+
+// Columns a workgroup where the policy leaves it to the plan: the most of
+// 4, 2 and 1 whose transforms fit the device's shared memory and
+// invocations together.
+uint32_t FftColumnsAWorkgroup(const gpu::DeviceCaps& caps, uint64_t size, uint32_t per_invocation,
+                              bool pairs);
 
 // The cost of an axis's transforms in the line paths' unit, a multiply-add
 // a pixel and channel ((2R + 1)·n a line there): kappa · 2048 · FftWork,

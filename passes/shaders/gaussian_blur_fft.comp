@@ -39,10 +39,15 @@
 #include "working_format.glsl"
 #include "border.glsl"
 
-layout(local_size_x_id = 0) in;
+// gl_LocalInvocationID.y: the invocation's place in its line's transform;
+// .x: which of the workgroup's kLines lines (neighbours in memory: columns),
+// so that a subgroup's loads and stores take kLines neighbouring pixels of
+// each row it reads instead of one 16-byte pixel a row.
+layout(local_size_x_id = 3, local_size_y_id = 0) in;
 layout(constant_id = 0) const uint kThreads = 128;  // kSize / kPer
 layout(constant_id = 1) const uint kSize = 2048;    // N, a power of two, >= 16·16
 layout(constant_id = 2) const uint kBorder = 0;     // RGFX_BORDER_*
+layout(constant_id = 3) const uint kLines = 1;      // lines a workgroup
 
 // Must match FftPush in passes/blur_variants/fast_fft.cc.
 layout(push_constant) uniform Push {
@@ -91,15 +96,19 @@ const uint kPer = PER;
 #define STORE_HALF(index_, value_, group_) STORE_PIXEL(dst, index_, value_)
 #endif
 Elem a[kPer];          // element m: the segment's index j + kThreads·m
-// The workgroup's segment: its first output's index on the line, and how
-// many outputs it has.
+// The invocation's segment: its first output's index on the line, and how
+// many outputs it has (0: the line is past the last one).
 int first = 0;
 int count = 0;
 // Between passes. Indices are swizzled within blocks of kPer (Swizzled) so
 // that the 8 invocations of a quarter subgroup writing 16-byte elements
 // kPer apart (the first pass) hit different banks; the other passes' writes
 // and every read take 8 consecutive elements of one block.
-shared Elem exchange[kSize];
+shared Elem exchange[kSize * kLines];
+// Element i of the invocation's line: the lines' elements interleaved, so
+// that neighbouring invocations (neighbouring lines) meet neighbouring
+// banks.
+uint Slot(uint i) { return i * kLines + gl_LocalInvocationID.x; }
 
 uint Swizzled(uint i) { return i ^ ((i / kPer) & (kPer - 1u)); }
 
@@ -192,7 +201,7 @@ void Twiddle(uint first, uint stride, uint radix, uint v, uint ns, float d) {
 void Scatter(uint first, uint stride, uint radix, uint v, uint ns) {
   const uint base = (v / ns) * ns * radix + v % ns;
   [[unroll]] for (uint q = 0u; q < kPer; ++q) {
-    if (q < radix) exchange[Swizzled(base + q * ns)] = a[first + q * stride];
+    if (q < radix) exchange[Slot(Swizzled(base + q * ns))] = a[first + q * stride];
   }
 }
 
@@ -200,15 +209,15 @@ void Scatter(uint first, uint stride, uint radix, uint v, uint ns) {
 // before anyone writes again).
 void Gather() {
   barrier();
-  const uint j = gl_LocalInvocationID.x;
-  [[unroll]] for (uint m = 0u; m < kPer; ++m) a[m] = exchange[Swizzled(j + kThreads * m)];
+  const uint j = gl_LocalInvocationID.y;
+  [[unroll]] for (uint m = 0u; m < kPer; ++m) a[m] = exchange[Slot(Swizzled(j + kThreads * m))];
   barrier();
 }
 
 // One pass of radix kPer (one group per invocation) over stride ns; `last`
 // keeps the results in registers (they are the invocation's set then).
 void PassMain(uint ns, float d, bool last) {
-  const uint v = gl_LocalInvocationID.x;
+  const uint v = gl_LocalInvocationID.y;
   Twiddle(0u, 1u, kPer, v, ns, d);
 #if PER == 16
   Dft16(0u, 1u, d);
@@ -225,7 +234,7 @@ void PassMain(uint ns, float d, bool last) {
 // groups per invocation, group u led by virtual invocation j + kThreads·u,
 // its inputs a[u + (kPer / radix)·k].
 void PassTail(uint radix, uint ns, float d) {
-  const uint j = gl_LocalInvocationID.x;
+  const uint j = gl_LocalInvocationID.y;
   if (radix == 8u) {
     [[unroll]] for (uint u = 0u; u < kPer / 8u; ++u) {
       Twiddle(u, kPer / 8u, 8u, j + kThreads * u, ns, d);
@@ -263,7 +272,9 @@ void Transform(float d) {
 Elem Extended(uint base, uint group, int g) {
   const int r = int(pc.radius);
   int from = -1;
-  if (g < count + r) {
+  if (count == 0) {
+    // a workgroup's lines past the last one: zeros, and nothing stored
+  } else if (g < count + r) {
     from = BorderIndex(first + g, int(pc.n), kBorder);
   } else if (g >= int(kSize) - r) {
     from = BorderIndex(first + g - int(kSize), int(pc.n), kBorder);
@@ -310,10 +321,10 @@ float BlocksMax(int b0, int b1) {
   int b = b0;
   while (b <= b1) {
     if ((b & int(kBlock - 1u)) == 0 && b + int(kBlock) - 1 <= b1) {
-      m = max(m, exchange[kBlocks + uint(b) / kBlock].y);
+      m = max(m, exchange[Slot(kBlocks + uint(b) / kBlock)].y);
       b += int(kBlock);
     } else {
-      m = max(m, exchange[b].y);
+      m = max(m, exchange[Slot(uint(b))].y);
       ++b;
     }
   }
@@ -323,16 +334,16 @@ float BlocksMax(int b0, int b1) {
 // Fills the blocks' magnitudes, each element's in .x first (the caller's).
 // Between barriers.
 void BlockMaxima() {
-  const uint j = gl_LocalInvocationID.x;
+  const uint j = gl_LocalInvocationID.y;
   // N / 16 blocks, at most one an invocation (kPer >= 8 elements each).
   float block = 0.0;
   if (j < kBlocks) {
     // Swizzled (as the magnitudes were stored): neighbouring invocations'
     // blocks, 256 bytes apart, would otherwise read one bank.
-    for (uint k = 0u; k < kBlock; ++k) block = max(block, exchange[Swizzled(j * kBlock + k)].x);
+    for (uint k = 0u; k < kBlock; ++k) block = max(block, exchange[Slot(Swizzled(j * kBlock + k))].x);
   }
   barrier();  // every block read its elements' .x
-  if (j < kBlocks) exchange[j].y = block;
+  if (j < kBlocks) exchange[Slot(j)].y = block;
   barrier();
   if (j < kBigBlocks) {
     // The smallest over the blocks some window reads: not those wholly in
@@ -341,13 +352,13 @@ void BlockMaxima() {
     float most = 0.0, least = uintBitsToFloat(0x7f800000u);
     for (uint k = 0u; k < kBlock; ++k) {
       const uint first = (j * kBlock + k) * kBlock;
-      most = max(most, exchange[j * kBlock + k].y);
+      most = max(most, exchange[Slot(j * kBlock + k)].y);
       if (first < used_end || first + kBlock > used_start) {
-        least = min(least, exchange[j * kBlock + k].y);
+        least = min(least, exchange[Slot(j * kBlock + k)].y);
       }
     }
-    exchange[kBlocks + j].y = most;
-    exchange[kBlocks + kBigBlocks + j].y = least;
+    exchange[Slot(kBlocks + j)].y = most;
+    exchange[Slot(kBlocks + kBigBlocks + j)].y = least;
   }
   barrier();
 }
@@ -382,36 +393,43 @@ Elem Direct(uint base, uint group, int g) {
 }
 
 void main() {
-  const uint j = gl_LocalInvocationID.x;
+  const uint j = gl_LocalInvocationID.y;
   const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   // A line's segments in neighbouring workgroups: the pixels they both read
   // meet in the cache.
-  const uint line = LINE_OF(group) / pc.segments, segment = LINE_OF(group) % pc.segments;
-  if (line >= pc.lines) return;  // whole workgroups: no barrier is skipped by part of one
+  const uint lines = LINE_OF(group) / pc.segments, segment = LINE_OF(group) % pc.segments;
+  // Whole workgroups only: no barrier is skipped by part of one.
+  if (lines * kLines >= pc.lines) return;
+  const uint line = lines * kLines + gl_LocalInvocationID.x;
   first = int(segment * pc.segment);
-  count = min(int(pc.segment), int(pc.n) - first);
+  count = line < pc.lines ? min(int(pc.segment), int(pc.n) - first) : 0;
   const uint base = line * pc.line_stride;
   const uint out_base = line * pc.out_line_stride + uint(first) * pc.out_pixel_stride;
   [[unroll]] for (uint m = 0u; m < kPer; ++m) {
     a[m] = Extended(base, group, int(j + kThreads * m));
-    exchange[Swizzled(j + kThreads * m)].x = Magnitude(a[m]);
+    exchange[Slot(Swizzled(j + kThreads * m))].x = Magnitude(a[m]);
   }
   barrier();
   BlockMaxima();
-  // The line's largest magnitude and its darkest block's, into registers
-  // (every invocation reads the same few values) before the transform
-  // takes `exchange`.
-  float line_max = 0.0, darkest = uintBitsToFloat(0x7f800000u);
-  for (uint c = 0u; c < kBigBlocks; ++c) {
-    line_max = max(line_max, exchange[kBlocks + c].y);
-    darkest = min(darkest, exchange[kBlocks + kBigBlocks + c].y);
+  // The line's largest magnitude into registers (every invocation reads
+  // the same few values) before the transform takes `exchange`, and
+  // whether the workgroup's lines are all bright: finite, and every window
+  // holds a whole block (2R + 1 >= 2·16 − 1) no smaller than the guard asks,
+  // so no output needs its own bounds (the common case). The guard's work
+  // below has barriers: the whole workgroup skips it or none of it.
+  float line_max = 0.0;
+  bool all_bright = int(pc.radius) >= int(kBlock) - 1;
+  for (uint l = 0u; l < kLines; ++l) {
+    float most = 0.0, darkest = uintBitsToFloat(0x7f800000u);
+    for (uint c = 0u; c < kBigBlocks; ++c) {
+      most = max(most, exchange[(kBlocks + c) * kLines + l].y);
+      darkest = min(darkest, exchange[(kBlocks + kBigBlocks + c) * kLines + l].y);
+    }
+    all_bright = all_bright && !isinf(most) && darkest >= most * kGuard;
+    if (l == gl_LocalInvocationID.x) line_max = most;
   }
   barrier();
   const bool finite = !isinf(line_max);
-  // Every window holds a whole block (2R + 1 >= 2·16 − 1) no smaller than
-  // the guard asks: no output needs its own bounds (the common case).
-  const bool all_bright =
-      finite && int(pc.radius) >= int(kBlock) - 1 && darkest >= line_max * kGuard;
 
   Transform(1.0);
   [[unroll]] for (uint m = 0u; m < kPer; ++m) a[m] *= spectrum[j + kThreads * m];
@@ -430,7 +448,7 @@ void main() {
   // invocation. The last pass left `exchange` free, and the line is read
   // again for its magnitudes.
   for (uint g = j; g < kSize; g += kThreads) {
-    exchange[Swizzled(g)].x = Magnitude(Extended(base, group, int(g)));
+    exchange[Slot(Swizzled(g))].x = Magnitude(Extended(base, group, int(g)));
   }
   barrier();
   BlockMaxima();

@@ -85,6 +85,9 @@ ABSL_FLAG(int, fft_size, 0,
           "fast RGBA32F's FFT: the transform length (a power of two from 256 the device fits, "
           "above twice the radius; lines longer than it less 2R go in segments); 0 keeps the "
           "plan's (the cheapest by its cost model)");
+ABSL_FLAG(int, fft_columns, 0,
+          "fast RGBA32F's FFT: columns a workgroup (1, 2 or 4, where the device fits them); 0 "
+          "keeps the plan's");
 ABSL_FLAG(int, split_from_radius, 0,
           "fast RGBA16F: split the taps into parts (one streamed dispatch each, sums in fp32) "
           "from this radius on; 0 keeps the plan's (384)");
@@ -528,7 +531,8 @@ int Main() {
     passes::SetFastStreamMinSubgroups(static_cast<uint32_t>(min_subgroups));
   }
   if (absl::GetFlag(FLAGS_fft_from_radius) >= 0 || absl::GetFlag(FLAGS_fft_per_invocation) != 0 ||
-      absl::GetFlag(FLAGS_fft_pairs) >= 0 || absl::GetFlag(FLAGS_fft_size) != 0) {
+      absl::GetFlag(FLAGS_fft_pairs) >= 0 || absl::GetFlag(FLAGS_fft_size) != 0 ||
+      absl::GetFlag(FLAGS_fft_columns) != 0) {
     passes::FftPolicy policy = passes::FastFftPolicy();
     if (const int from = absl::GetFlag(FLAGS_fft_from_radius); from >= 0) policy.from_radius = from;
     if (const int per = absl::GetFlag(FLAGS_fft_per_invocation); per != 0) {
@@ -541,6 +545,12 @@ int Main() {
         Fail(absl::InvalidArgumentError("--fft_size: a power of two from 256"));
       }
       policy.size = static_cast<uint32_t>(size);
+    }
+    if (const int columns = absl::GetFlag(FLAGS_fft_columns); columns != 0) {
+      if (columns != 1 && columns != 2 && columns != 4) {
+        Fail(absl::InvalidArgumentError("--fft_columns: 1, 2 or 4"));
+      }
+      policy.columns = static_cast<uint32_t>(columns);
     }
     passes::SetFastFftPolicy(policy);
   }

@@ -425,14 +425,25 @@ TEST_F(BlurVariantsTest, FastFftKeepsEachWindowsPrecisionOnMixedAmplitudes) {
   int index = 0;
   for (const int radius : {20, 64}) {
     for (auto [w, h] : {std::pair{1130, 5}, std::pair{5, 1130}}) {
-      // Segments (256 points at r = 20, 512 at r = 64) for the rows, the
-      // whole line (2048 points) for the columns.
-      passes::SetFastFftPolicy(passes::FftPolicy{0, 0, false, w > h ? 0u : 2048u});
+      // Rows in one piece (2048 points) at r = 20, in segments of 512 at
+      // r = 64; columns in segments of 512, four a workgroup (the second
+      // workgroup holds one, the first the inf and the NaN beside finite
+      // lines).
+      const bool along_rows = w > h;
+      passes::SetFastFftPolicy(passes::FftPolicy{
+          0, 0, false, along_rows ? (radius == 20 ? 2048u : 0u) : 512u, along_rows ? 0u : 4u});
       Case c{"fast", w, h, radius};
       c.working = PixelFormat::kRgba32F;
       c.border = kBorders[index++ % 4];
       c.axes = w > h ? "horizontal" : "vertical";
       SCOPED_TRACE(c.Name());
+      const passes::BlurPrepared prepared = FastPlan(testing::SharedGpu().device->caps(), radius, w,
+                                                     h, c.axes, PixelFormat::kRgba32F);
+      ASSERT_EQ(prepared.steps.size(), 1u);
+      EXPECT_THAT(prepared.steps[0].details,
+                  ::testing::HasSubstr(!along_rows    ? "x 4 columns per segment (3 a line"
+                                       : radius == 20 ? "per line, 2048-point"
+                                                      : "per segment (3 a line"));
       MixedAmplitudes mixed = MixedAmplitudeImage(w, h, kPiece, rng, {3});  // piece 3: zeros
       const bool rows = mixed.rows;
       const int lines = mixed.lines, n = mixed.n, pieces = mixed.pieces;
