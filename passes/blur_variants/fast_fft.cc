@@ -48,16 +48,21 @@ constexpr FftPolicy kFftPolicy = {-1, 0, false, 0};
 // line paths' time for a multiply-add a pixel. From the H200's times
 // (RGBA32F, 1080p, µs an axis, median of 30 runs of 20 repeats; raw output
 // in docs/blur/h200-twentysecond-2026-11-29.txt), against the fp32 line
-// paths near where the rule decides (rows 70.7 at r = 64; columns 115.5 at
-// r = 128):
+// paths near where the rule decides (rows 70.7 at r = 64; columns 66.6 at
+// r = 64, 115.5 at r = 128):
 // - rows, 8 elements an invocation: 52.5 in five 512-point segments (88);
 //   256 points 60.4, 1024 points 74.5 (within 15% of the same fit);
 // - rows, 16: 76.0 for 2048 points (130); 16 an invocation at 512 points
 //   took 84.2 (the register count, ~165, leaves the H200 fewer workgroups);
-// - columns, 8: 87.8 in three 512-point segments (168); columns cost
-//   about their points, whatever the transform's length (each workgroup
-//   reads one 16-byte pixel a row: the loads' sectors, not the
-//   arithmetic, set the pace), hence a larger kappa than the rows';
+// - columns, 8, one a workgroup: 87.0 in three 512-point segments, 108.3
+//   in two of 1024 (150, between their fits); columns cost about their
+//   points, whatever the transform's length: each workgroup reads one
+//   16-byte pixel a row, and the loads' sectors, not the arithmetic, set
+//   the pace;
+// - columns, 8, two a workgroup (neighbours: a subgroup's loads take 32
+//   bytes a row): 64.0 in 512-point segments (110; four a workgroup 70.7,
+//   256 points four a workgroup 70.1, 1024 points two 109.6: 256
+//   invocations a workgroup leave the H200 fewer subgroups, FftColumnsAWorkgroup);
 // - columns, 16: 121.9 for 2048 points (143);
 // - one channel pair a workgroup (4096 points at r = 1024): rows 188.4,
 //   columns 337.9 (148 and 158 against the line paths at r = 64; at
@@ -66,7 +71,10 @@ constexpr FftPolicy kFftPolicy = {-1, 0, false, 0};
 // memory traffic does not shrink) and faster above r = 512: the rule errs
 // towards them at both ends.
 constexpr double kFftKappaRows8 = 88, kFftKappaRows16 = 130, kFftKappaPairRows = 148;
-constexpr double kFftKappaColumns8 = 168, kFftKappaColumns16 = 143, kFftKappaPairColumns = 158;
+constexpr double kFftKappaColumns8 = 150, kFftKappaColumnsTogether8 = 110;
+constexpr double kFftKappaColumns16 = 143, kFftKappaPairColumns = 158;
+// The most invocations FftColumnsAWorkgroup gives a workgroup.
+constexpr uint32_t kFftMostColumnInvocations = 128;
 
 absl::Mutex policy_mu;
 std::optional<FftPolicy> policy_override ABSL_GUARDED_BY(policy_mu);
@@ -148,7 +156,10 @@ uint32_t FftPerInvocation(uint64_t size) { return size <= 1024 ? 8 : 16; }
 uint32_t FftColumnsAWorkgroup(const gpu::DeviceCaps& caps, uint64_t size, uint32_t per_invocation,
                               bool pairs) {
   for (const uint32_t lines : {4u, 2u}) {
-    if (size <= FftMaxSize(caps, per_invocation, pairs, lines)) return lines;
+    if (size / per_invocation * lines <= kFftMostColumnInvocations &&
+        size <= FftMaxSize(caps, per_invocation, pairs, lines)) {
+      return lines;
+    }
   }
   return 1;
 }
@@ -156,7 +167,9 @@ uint32_t FftColumnsAWorkgroup(const gpu::DeviceCaps& caps, uint64_t size, uint32
 double FftCost(const FftShape& shape, bool columns) {
   const double kappa = shape.pairs ? (columns ? kFftKappaPairColumns : kFftKappaPairRows)
                        : shape.per_invocation == 8
-                           ? (columns ? kFftKappaColumns8 : kFftKappaRows8)
+                           ? (!columns          ? kFftKappaRows8
+                              : shape.lines > 1 ? kFftKappaColumnsTogether8
+                                                : kFftKappaColumns8)
                            : (columns ? kFftKappaColumns16 : kFftKappaRows16);
   return kappa * 2048.0 * FftWork(shape.cut);
 }

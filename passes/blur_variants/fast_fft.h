@@ -96,8 +96,10 @@ struct FftShape {
 };
 
 // Columns a workgroup where the policy leaves it to the plan: the most of
-// 4, 2 and 1 whose transforms fit the device's shared memory and
-// invocations together.
+// 4, 2 and 1 whose transforms fit the device's shared memory together, in
+// 128 invocations at most (more leave the H200 fewer subgroups a
+// multiprocessor, their registers being the limit): two for 512 points
+// with 8 elements an invocation.
 uint32_t FftColumnsAWorkgroup(const gpu::DeviceCaps& caps, uint64_t size, uint32_t per_invocation,
                               bool pairs);
 

@@ -125,6 +125,24 @@ TEST(FastFft, ChoosesTheCheapestShape) {
               1e-12);
 }
 
+// Neighbouring columns a workgroup: as many as fit 128 invocations and the
+// shared memory.
+TEST(FastFft, ColumnsAWorkgroupFitTheInvocationsAndSharedMemory) {
+  gpu::DeviceCaps caps;
+  caps.max_compute_shared_memory_bytes = 48 << 10;
+  EXPECT_EQ(passes::FftColumnsAWorkgroup(caps, 256, 8, false), 4u);   // 32 each
+  EXPECT_EQ(passes::FftColumnsAWorkgroup(caps, 512, 8, false), 2u);   // 64 each
+  EXPECT_EQ(passes::FftColumnsAWorkgroup(caps, 1024, 8, false), 1u);  // 128
+  EXPECT_EQ(passes::FftColumnsAWorkgroup(caps, 2048, 16, false), 1u);
+  EXPECT_EQ(passes::FftColumnsAWorkgroup(caps, 256, 16, false), 4u);  // 16 each, 4 KB each
+  caps.max_compute_shared_memory_bytes = 8 << 10;
+  EXPECT_EQ(passes::FftColumnsAWorkgroup(caps, 256, 8, false), 2u);  // 4 KB each
+  EXPECT_EQ(passes::FftColumnsAWorkgroup(caps, 256, 8, true), 4u);   // 2 KB each
+  EXPECT_EQ(Cheapest(1080, 64, true).lines, 2u);
+  EXPECT_EQ(Cheapest(1080, 64, false).lines, 1u);  // rows: one
+  EXPECT_EQ(Cheapest(1080, 64, true, {0, 0, false, 0, 4}).lines, 4u);
+}
+
 // Which kernel each axis of a 1920 x 1080 (or 3840 x 2160) RGBA32F blur
 // takes on a 48 KB device, by the cost model fitted to the H200.
 std::vector<std::string> StepDetails(int radius, uint32_t w = 1920, uint32_t h = 1080) {
@@ -149,12 +167,12 @@ TEST(FastFft, TakesTheTransformWhereItsCostModelSays) {
   // r = 32: both axes on the line paths.
   for (const std::string& d : StepDetails(32)) EXPECT_THAT(d, Not(HasSubstr("FFT")));
   // r = 64: the rows in five segments of 512 points (0.74x the line paths'
-  // time on the H200), the columns on the line paths (the transform took
-  // 1.3x).
+  // time on the H200), the columns in three, two columns a workgroup
+  // (0.96x).
   std::vector<std::string> d = StepDetails(64);
-  EXPECT_THAT(d[0], HasSubstr("per segment (5 a line of 384 pixels at most), 512-point"));
+  EXPECT_THAT(d[0], HasSubstr("of 64 per segment (5 a line of 384 pixels at most), 512-point"));
   EXPECT_THAT(d[0], HasSubstr("(radix 8)"));
-  EXPECT_THAT(d[1], Not(HasSubstr("FFT")));
+  EXPECT_THAT(d[1], HasSubstr("of 64 x 2 columns per segment (3 a line of 360 pixels at most)"));
   // r = 300: both, the columns in one piece.
   d = StepDetails(300);
   EXPECT_THAT(d[0], HasSubstr("1024-point transforms"));

@@ -1041,6 +1041,7 @@ TEST(FastColumnPlan, ColumnsStagedInTilesWhereTheyFit) {
 // invocations), 2048 rows 8 · 384 = 6 · 512 (a tie keeps 64), 2160 rows
 // 9 · 384 against 6 · 512 (96), 1081 rows 5 · 384 against 3 · 512 (96).
 TEST(FastColumnPlan, TallerTilesOnlyWhereTheyStageFewerRows) {
+  const WithoutFft line_paths;
   gpu::DeviceCaps no_matrix = MatrixCaps();
   no_matrix.f16_matrix_product_16 = false;
   for (auto [rows, group] : {std::pair{512u, 64u}, std::pair{2048u, 64u}, std::pair{2160u, 96u},
@@ -1246,15 +1247,15 @@ TEST(FastPlan, EveryKernelTakesTheBorderModeAsASpecializationConstant) {
     graph::Extent extent = {1920, 1080};
     bool without_fft = false;  // (the FFT takes these columns where it may)
   };
-  const Case cases[] = {{3, PixelFormat::kRgba16F, MatrixCaps(), "both axes in one dispatch"},
-                        {64, PixelFormat::kRgba16F, MatrixCaps(), "streamed"},
-                        {150, PixelFormat::kRgba16F, MatrixCaps(), "streamed"},
-                        {150, PixelFormat::kRgba16F, MatrixCaps(), "panel", {512, 512}},
-                        {32, PixelFormat::kRgba32F, no_matrix, "row segments"},
-                        {64, PixelFormat::kRgba32F, no_matrix, "column tiles"},
-                        {500, PixelFormat::kRgba32F, no_matrix, "columns read directly",
-                         {1920, 1080}, true},
-                        {1024, PixelFormat::kRgba32F, no_matrix, "FFT"}};
+  const Case cases[] = {
+      {3, PixelFormat::kRgba16F, MatrixCaps(), "both axes in one dispatch"},
+      {64, PixelFormat::kRgba16F, MatrixCaps(), "streamed"},
+      {150, PixelFormat::kRgba16F, MatrixCaps(), "streamed"},
+      {150, PixelFormat::kRgba16F, MatrixCaps(), "panel", {512, 512}},
+      {32, PixelFormat::kRgba32F, no_matrix, "row segments"},
+      {64, PixelFormat::kRgba32F, no_matrix, "column tiles", {1920, 1080}, true},
+      {500, PixelFormat::kRgba32F, no_matrix, "columns read directly", {1920, 1080}, true},
+      {1024, PixelFormat::kRgba32F, no_matrix, "FFT"}};
   for (const uint32_t border :
        {RGFX_BORDER_CLAMP, RGFX_BORDER_MIRROR, RGFX_BORDER_WRAP, RGFX_BORDER_ZERO}) {
     for (const Case& c : cases) {
