@@ -43,36 +43,41 @@ static_assert(sizeof(FftPush) == 9 * sizeof(uint32_t), "the shader's block has n
 
 constexpr FftPolicy kFftPolicy = {-1, 0, false, 0};
 
-// FftCost's kappa: an axis transforms where (2R + 1)·n >= kappa · 2048 ·
-// FftWork, so kappa is the transforms' time for a 2048-point line over the
-// line paths' time for a multiply-add a pixel. From the H200's times
-// (RGBA32F, 1080p, µs an axis, median of 30 runs of 20 repeats; raw output
-// in docs/blur/h200-twentysecond-2026-11-29.txt), against the fp32 line
-// paths near where the rule decides (rows 70.7 at r = 64; columns 66.6 at
-// r = 64, 115.5 at r = 128):
-// - rows, 8 elements an invocation: 52.5 in five 512-point segments (88);
+// The line paths' time a line, in multiply-adds a pixel: (kLineFixed +
+// 2R + 1)·n, kLineFixed the worth of their memory traffic and set-up. From
+// the H200's fp32 line paths at 1080p r = 16-128 (µs an axis; raw output in
+// docs/blur/h200-twentysecond-2026-11-29.txt): rows 35.8 / 45.1 / 58.6 /
+// 70.7 / 90.1 / 113.2 at r = 16 / 32 / 48 / 64 / 96 / 128, 0.69 µs a unit
+// of R and 24.8 at R = 0 (72 taps' worth); columns 35.6 / 43.8 / 54.8 /
+// 66.6 / 93.7 / 115.5, 0.71 and 24.2 (68). Above r = 512 they grow faster
+// (1,354.5 at r = 1000 for rows): the rule errs towards them there.
+constexpr double kLineFixed = 70;
+
+// FftCost's kappa: the transforms' time for a 2048-point line (FftWork 1)
+// over the line paths' time for a multiply-add a pixel (1.66e-4 µs for
+// 1000 rows, 1.72e-4 for 1000 columns, from the slopes above). From the
+// H200's times of the transforms (RGBA32F, 1080p, µs an axis, median of
+// 30 runs of 20 repeats):
+// - rows, 8 elements an invocation: 52.5 in five 512-point segments (140);
 //   256 points 60.4, 1024 points 74.5 (within 15% of the same fit);
-// - rows, 16: 76.0 for 2048 points (130); 16 an invocation at 512 points
+// - rows, 16: 76.0 for 2048 points (207); 16 an invocation at 512 points
 //   took 84.2 (the register count, ~165, leaves the H200 fewer workgroups);
 // - columns, 8, one a workgroup: 87.0 in three 512-point segments, 108.3
-//   in two of 1024 (150, between their fits); columns cost about their
+//   in two of 1024 (200, between their fits); columns cost about their
 //   points, whatever the transform's length: each workgroup reads one
 //   16-byte pixel a row, and the loads' sectors, not the arithmetic, set
 //   the pace;
 // - columns, 8, two a workgroup (neighbours: a subgroup's loads take 32
-//   bytes a row): 64.0 in 512-point segments (110; four a workgroup 70.7,
+//   bytes a row): 64.0 in 512-point segments (154; four a workgroup 70.7,
 //   256 points four a workgroup 70.1, 1024 points two 109.6: 256
-//   invocations a workgroup leave the H200 fewer subgroups, FftColumnsAWorkgroup);
-// - columns, 16: 121.9 for 2048 points (143);
+//   invocations a workgroup leave the H200 fewer subgroups,
+//   FftColumnsAWorkgroup);
+// - columns, 16: 121.9 for 2048 points (180);
 // - one channel pair a workgroup (4096 points at r = 1024): rows 188.4,
-//   columns 337.9 (148 and 158 against the line paths at r = 64; at
-//   r = 1000 they took about 1.2x as long a tap).
-// The line paths' time grows slower than (2R + 1) below r = 64 (their
-// memory traffic does not shrink) and faster above r = 512: the rule errs
-// towards them at both ends.
-constexpr double kFftKappaRows8 = 88, kFftKappaRows16 = 130, kFftKappaPairRows = 148;
-constexpr double kFftKappaColumns8 = 150, kFftKappaColumnsTogether8 = 110;
-constexpr double kFftKappaColumns16 = 143, kFftKappaPairColumns = 158;
+//   columns 337.9 (235 and 229).
+constexpr double kFftKappaRows8 = 140, kFftKappaRows16 = 207, kFftKappaPairRows = 235;
+constexpr double kFftKappaColumns8 = 200, kFftKappaColumnsTogether8 = 154;
+constexpr double kFftKappaColumns16 = 180, kFftKappaPairColumns = 229;
 // The most invocations FftColumnsAWorkgroup gives a workgroup.
 constexpr uint32_t kFftMostColumnInvocations = 128;
 
@@ -205,7 +210,7 @@ std::optional<FftShape> FftCheapestShape(uint64_t n, uint64_t radius, bool colum
 }
 
 bool FftPays(uint64_t n, uint64_t radius, double cost) {
-  return double(2 * radius + 1) * double(n) >= cost;
+  return (kLineFixed + double(2 * radius + 1)) * double(n) >= cost;
 }
 
 std::optional<StepKernel> PlanFftAxis(const BlurConfig& config, const LineLayout& layout) {

@@ -104,7 +104,7 @@ uint32_t FftColumnsAWorkgroup(const gpu::DeviceCaps& caps, uint64_t size, uint32
                               bool pairs);
 
 // The cost of an axis's transforms in the line paths' unit, a multiply-add
-// a pixel and channel ((2R + 1)·n a line there): kappa · 2048 · FftWork,
+// a pixel and channel ((70 + 2R + 1)·n a line there, FftPays): kappa · 2048 · FftWork,
 // kappa fitted to the H200's times for rows or columns and the kernel's
 // shape (fast_fft.cc).
 double FftCost(const FftShape& shape, bool columns);
@@ -122,7 +122,8 @@ std::optional<FftShape> FftCheapestShape(uint64_t n, uint64_t radius, bool colum
 
 // Whether an axis of `n`-pixel lines at `radius` costs less through
 // transforms of `cost` (FftCost) than through the fp32 line paths, whose
-// work grows with (2·radius + 1)·n.
+// time a line is that of (70 + 2·radius + 1)·n multiply-adds (70: their
+// memory traffic's worth, fitted to the H200).
 bool FftPays(uint64_t n, uint64_t radius, double cost);
 
 // The FFT kernel for one axis of `config` (fast, RGBA32F working, where
