@@ -52,6 +52,12 @@ constexpr FftPolicy kFftPolicy = {-1, 0, false, 0};
 // 66.6 / 93.7 / 115.5, 0.71 and 24.2 (68). Above r = 512 they grow faster
 // (1,354.5 at r = 1000 for rows): the rule errs towards them there.
 constexpr double kLineFixed = 70;
+// The transforms take an axis where the model puts them at this fraction of
+// the line paths' time or less: its error near break-even (4K columns at
+// r = 40, 0.99 by the model, took 203.0 µs against 166.9; 4K columns at
+// r = 64, 0.90, took 225.8 against 218.9) against what the margin gives
+// up (1080p columns at r = 64, 0.90, took 64.0 against 66.6).
+constexpr double kFftMargin = 0.95;
 
 // FftCost's kappa: the transforms' time for a 2048-point line (FftWork 1)
 // over the line paths' time for a multiply-add a pixel (1.66e-4 µs for
@@ -74,10 +80,13 @@ constexpr double kLineFixed = 70;
 //   FftColumnsAWorkgroup);
 // - columns, 16: 121.9 for 2048 points (180);
 // - one channel pair a workgroup (4096 points at r = 1024): rows 188.4,
-//   columns 337.9 (235 and 229).
-constexpr double kFftKappaRows8 = 140, kFftKappaRows16 = 207, kFftKappaPairRows = 235;
+//   columns 337.9 (235 and 229 against the slopes; 200 and 195 here, as
+//   the pairs run only at radii from ~500, where the line paths take ~1.2x
+//   their slope's time a tap: 512 x 512 at r = 1024 took 161.3 µs with
+//   both axes transformed, against 371.2 on the line paths).
+constexpr double kFftKappaRows8 = 140, kFftKappaRows16 = 207, kFftKappaPairRows = 200;
 constexpr double kFftKappaColumns8 = 200, kFftKappaColumnsTogether8 = 154;
-constexpr double kFftKappaColumns16 = 180, kFftKappaPairColumns = 229;
+constexpr double kFftKappaColumns16 = 180, kFftKappaPairColumns = 195;
 // The most invocations FftColumnsAWorkgroup gives a workgroup.
 constexpr uint32_t kFftMostColumnInvocations = 128;
 
@@ -186,6 +195,11 @@ std::optional<FftShape> FftCheapestShape(uint64_t n, uint64_t radius, bool colum
   const uint64_t largest = std::max<uint64_t>(FftLineSize(n, radius), policy.size);
   for (uint64_t size = kFftMinSize; size <= largest; size *= 2) {
     if (size <= 2 * radius || (policy.size != 0 && size != policy.size)) continue;
+    // 256-point transforms only for lines they hold whole unless the policy
+    // asks: in segments they lost on the H200 (1080p rows at r = 40, 11
+    // segments a line: 54.8 µs against 50.7 on the line paths, where the
+    // model said 0.8x; 32 invocations a workgroup).
+    if (size < 512 && policy.size == 0 && FftLineSize(n, radius) > size) continue;
     FftShape shape;
     shape.per_invocation =
         policy.per_invocation != 0 ? policy.per_invocation : FftPerInvocation(size);
@@ -210,7 +224,7 @@ std::optional<FftShape> FftCheapestShape(uint64_t n, uint64_t radius, bool colum
 }
 
 bool FftPays(uint64_t n, uint64_t radius, double cost) {
-  return (kLineFixed + double(2 * radius + 1)) * double(n) >= cost;
+  return kFftMargin * (kLineFixed + double(2 * radius + 1)) * double(n) >= cost;
 }
 
 std::optional<StepKernel> PlanFftAxis(const BlurConfig& config, const LineLayout& layout) {

@@ -114,7 +114,8 @@ double FftCost(const FftShape& shape, bool columns);
 // from kFftMinSize to FftLineSize(n, radius) that the device fits, above
 // 2·radius (or the policy's length), elements an invocation and pairs as
 // the policy says or FftPerInvocation and the device's shared memory need;
-// nothing where none fits. A shorter transform costs less an element but
+// nothing where none fits; 256 points only where they hold the whole line
+// (or the policy asks). A shorter transform costs less an element but
 // reads 2·radius pixels more a segment: at 1080p r = 64 the rows take five
 // segments of 512 points (0.74x the line paths' time on the H200).
 std::optional<FftShape> FftCheapestShape(uint64_t n, uint64_t radius, bool columns,
@@ -123,7 +124,8 @@ std::optional<FftShape> FftCheapestShape(uint64_t n, uint64_t radius, bool colum
 // Whether an axis of `n`-pixel lines at `radius` costs less through
 // transforms of `cost` (FftCost) than through the fp32 line paths, whose
 // time a line is that of (70 + 2·radius + 1)·n multiply-adds (70: their
-// memory traffic's worth, fitted to the H200).
+// memory traffic's worth, fitted to the H200), with a margin of 5% for the
+// model's error near break-even.
 bool FftPays(uint64_t n, uint64_t radius, double cost);
 
 // The FFT kernel for one axis of `config` (fast, RGBA32F working, where

@@ -314,9 +314,10 @@ TEST_F(BlurVariantsTest, FastColumnTilesMatchReference) {
 // fast RGBA32F through the FFT (passes/blur_variants/fast_fft.h), forced
 // from every radius (passes::SetFastFftPolicy): transforms of 256 points
 // (lines far shorter) up to 4096 (one channel pair a workgroup, where both
-// do not fit 32 KB), lines in one piece and in segments (131 × 67 r = 64:
-// rows in 2 of 256 points; 993 × 5 r = 27: 5; 5 × 1017 r = 0: columns in 4;
-// 2101 × 3 r = 40: 5 of 512),
+// do not fit 32 KB), lines in one piece and in segments (2101 × 3 r = 40:
+// rows in 5 of 512 points; 5 × 1017 r = 0: columns in 2 of 512, two
+// columns a workgroup with the plan's elements an invocation, the third
+// workgroup's second column past the image),
 // lines of one pixel, radii 0 to 300 with lines shorter than the radius,
 // every border, one axis and both. The plan must name the FFT on every
 // axis. Tolerance as for every RGBA32F exact path (float rounding).
