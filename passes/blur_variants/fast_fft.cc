@@ -178,28 +178,34 @@ uint32_t FftColumnsAWorkgroup(const gpu::DeviceCaps& caps, uint64_t size, uint32
   return 1;
 }
 
+namespace {
+
+double FftKappa(const FftShape& shape, bool columns) {
+  if (shape.pairs) return columns ? kFftKappaPairColumns : kFftKappaPairRows;
+  if (shape.per_invocation != 8) return columns ? kFftKappaColumns16 : kFftKappaRows16;
+  if (!columns) return kFftKappaRows8;
+  return shape.lines > 1 ? kFftKappaColumnsTogether8 : kFftKappaColumns8;
+}
+
+}  // namespace
+
 double FftCost(const FftShape& shape, bool columns) {
-  const double kappa = shape.pairs ? (columns ? kFftKappaPairColumns : kFftKappaPairRows)
-                       : shape.per_invocation == 8
-                           ? (!columns          ? kFftKappaRows8
-                              : shape.lines > 1 ? kFftKappaColumnsTogether8
-                                                : kFftKappaColumns8)
-                           : (columns ? kFftKappaColumns16 : kFftKappaRows16);
-  return kappa * 2048.0 * FftWork(shape.cut);
+  return FftKappa(shape, columns) * 2048.0 * FftWork(shape.cut);
 }
 
 std::optional<FftShape> FftCheapestShape(uint64_t n, uint64_t radius, bool columns,
                                          const gpu::DeviceCaps& caps, const FftPolicy& policy) {
   std::optional<FftShape> best;
   double best_cost = 0;
-  const uint64_t largest = std::max<uint64_t>(FftLineSize(n, radius), policy.size);
+  const uint64_t whole = FftLineSize(n, radius);  // the line in one piece
+  const uint64_t largest = std::max<uint64_t>(whole, policy.size);
   for (uint64_t size = kFftMinSize; size <= largest; size *= 2) {
     if (size <= 2 * radius || (policy.size != 0 && size != policy.size)) continue;
     // 256-point transforms only for lines they hold whole unless the policy
     // asks: in segments they lost on the H200 (1080p rows at r = 40, 11
     // segments a line: 54.8 µs against 50.7 on the line paths, where the
     // model said 0.8x; 32 invocations a workgroup).
-    if (size < 512 && policy.size == 0 && FftLineSize(n, radius) > size) continue;
+    if (size < 512 && policy.size == 0 && whole > size) continue;
     FftShape shape;
     shape.per_invocation =
         policy.per_invocation != 0 ? policy.per_invocation : FftPerInvocation(size);

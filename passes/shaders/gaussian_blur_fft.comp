@@ -15,8 +15,8 @@
 // is one segment where n + 2R fits N, else several: a shorter transform
 // costs less per element (log2 N) than the overlap it reads twice where R
 // is small against n (fast_fft.cc chooses N). The extended segment is two
-// complex sequences, red + i·green and
-// blue + i·alpha: the kernel is real, so the transform of their convolution
+// complex sequences, red + i·green and blue + i·alpha: the kernel is real,
+// so the transform of their convolution
 // carries both channels of each, and a vec4 is one element of both.
 // Each invocation holds 16 elements in registers, element m being the
 // segment's index j + kThreads·m (j the invocation): Stockham passes of radix
@@ -105,10 +105,12 @@ int count = 0;
 // kPer apart (the first pass) hit different banks; the other passes' writes
 // and every read take 8 consecutive elements of one block.
 shared Elem exchange[kSize * kLines];
-// Element i of the invocation's line: the lines' elements interleaved, so
+// Element i of the workgroup's line l: the lines' elements interleaved, so
 // that neighbouring invocations (neighbouring lines) meet neighbouring
 // banks.
-uint Slot(uint i) { return i * kLines + gl_LocalInvocationID.x; }
+uint SlotOf(uint i, uint l) { return i * kLines + l; }
+// Element i of the invocation's own line.
+uint Slot(uint i) { return SlotOf(i, gl_LocalInvocationID.x); }
 
 uint Swizzled(uint i) { return i ^ ((i / kPer) & (kPer - 1u)); }
 
@@ -422,8 +424,8 @@ void main() {
   for (uint l = 0u; l < kLines; ++l) {
     float most = 0.0, darkest = uintBitsToFloat(0x7f800000u);
     for (uint c = 0u; c < kBigBlocks; ++c) {
-      most = max(most, exchange[(kBlocks + c) * kLines + l].y);
-      darkest = min(darkest, exchange[(kBlocks + kBigBlocks + c) * kLines + l].y);
+      most = max(most, exchange[SlotOf(kBlocks + c, l)].y);
+      darkest = min(darkest, exchange[SlotOf(kBlocks + kBigBlocks + c, l)].y);
     }
     all_bright = all_bright && !isinf(most) && darkest >= most * kGuard;
     if (l == gl_LocalInvocationID.x) line_max = most;
