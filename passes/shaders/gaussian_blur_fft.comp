@@ -432,14 +432,18 @@ float BlockMax(float value, uint block) {
   return value;
 }
 
+// Every subgroup whole, holding whole groups of the kLines lines (the same
+// in every invocation).
+bool WholeSubgroups() {
+  return gl_SubgroupSize % kLines == 0u && (kLines * kThreads) % gl_SubgroupSize == 0u;
+}
+
 // Whether the lanes are laid out as the shuffles assume: invocation L is
-// lane L mod S of subgroup L / S, and every subgroup is whole and holds
-// whole groups of the kLines lines (Vulkan promises none of it; NVIDIA's
-// and lavapipe's do so).
+// lane L mod S of subgroup L / S, subgroups whole (Vulkan promises none of
+// it; NVIDIA's and lavapipe's do so).
 bool LanesInOrder() {
-  const bool whole = gl_SubgroupSize % kLines == 0u && (kLines * kThreads) % gl_SubgroupSize == 0u;
-  return whole && subgroupAll(gl_LocalInvocationIndex ==
-                              gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID);
+  return WholeSubgroups() && subgroupAll(gl_LocalInvocationIndex ==
+                                         gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID);
 }
 
 // Whether every line of the workgroup is bright, from each invocation's
@@ -451,8 +455,7 @@ bool BrightLines(float most, float darkest) {
     most = max(most, subgroupShuffleXor(most, mask));
     darkest = min(darkest, subgroupShuffleXor(darkest, mask));
   }
-  const bool whole = gl_SubgroupSize % kLines == 0u && (kLines * kThreads) % gl_SubgroupSize == 0u;
-  if (!whole) return false;  // (the slots below would not all be written)
+  if (!WholeSubgroups()) return false;  // (the slots below would not all be written)
   if (gl_SubgroupInvocationID < kLines) {
     Elem verdict = Elem(0.0);
     verdict.x = most;
