@@ -29,10 +29,6 @@ struct DeviceCaps {
   uint32_t subgroup_size = 32;
   // Relative subgroup shuffles (subgroupShuffleUp) in compute shaders.
   bool subgroup_shuffle_relative = false;
-  // Votes and shuffles by lane (subgroupAll, subgroupShuffleXor) in compute
-  // shaders: fast's FFT tells its common case apart with them. Every
-  // Vulkan 1.1 GPU driver we know has them, hence the default.
-  bool subgroup_vote_shuffle = true;
   bool shader_float16 = false;
   // 8-bit integers in storage buffers and in shaders (the export's PNG
   // scanlines are bytes at any offset), enabled on the device when present.

@@ -178,14 +178,9 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(Instance& instance,
   caps.min_storage_buffer_offset_alignment =
       static_cast<uint32_t>(limits.minStorageBufferOffsetAlignment);
   caps.subgroup_size = subgroup.subgroupSize;
-  const bool compute_subgroups = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0;
   caps.subgroup_shuffle_relative =
-      compute_subgroups &&
+      (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
       (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT) != 0;
-  constexpr VkSubgroupFeatureFlags kVoteShuffle =
-      VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_VOTE_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
-  caps.subgroup_vote_shuffle =
-      compute_subgroups && (subgroup.supportedOperations & kVoteShuffle) == kVoteShuffle;
   const auto families = QueueFamilies(physical);
   caps.timestamp_valid_bits = families[self->queue_family_].timestampValidBits;
   caps.timestamp_period_ns = limits.timestampPeriod;

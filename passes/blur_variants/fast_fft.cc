@@ -235,9 +235,8 @@ bool FftPays(uint64_t n, uint64_t radius, double cost) {
 
 std::optional<StepKernel> PlanFftAxis(const BlurConfig& config, const LineLayout& layout) {
   const FftPolicy policy = FastFftPolicy();
-  // (The shader's guard votes and shuffles across the subgroup.)
   if (config.working != graph::PixelFormat::kRgba32F || layout.n == 0 || layout.lines == 0 ||
-      !config.caps.subgroup_vote_shuffle || config.radius < std::max(policy.from_radius, 0)) {
+      config.radius < std::max(policy.from_radius, 0)) {
     return std::nullopt;
   }
   const uint64_t radius = static_cast<uint64_t>(config.radius);

@@ -1,9 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_vote : require
-#extension GL_KHR_shader_subgroup_shuffle : require
 // gaussian_blur "fast", one axis through the FFT: a line's convolution with
 // the kernel is a product of their spectra, so every tap costs nothing once
 // the line is transformed. Per pixel and channel about 2·5·log2(N) flops for
@@ -298,24 +295,8 @@ Elem Extended(uint base, uint group, int g) {
 // blur_variants_tests measured 5e-6 against a bound of 1e-3); where its
 // window is all zeros it is 0; elsewhere, and on lines holding inf or NaN
 // (which a transform spreads over the whole segment), it is summed directly.
-//
-// The common case, every line of the workgroup bright (finite, and every
-// window's largest magnitude at least M·kGuard), is told apart without
-// shared memory or barriers before the transform (done there, they cost
-// the whole-line kernel 60%: 1080p rows at r = 64 took 76.0 µs on the H200
-// guarded that way, 47.1 unguarded): each
-// invocation keeps its elements' largest magnitude, and the smallest of
-// the maxima of the blocks of `block` elements (GuardBlock) that hold its
-// elements and that some window reads, each block's maximum from its
-// invocations' through subgroup shuffles (a block's elements, j + kThreads·m
-// for neighbouring j, sit in neighbouring lanes); a window of 2R + 1 ≥
-// 2·block − 1 elements holds a whole block, so a line whose smallest block
-// maximum is at least M·kGuard is bright. After the transform a subgroup
-// reduction and one barrier give every invocation every line's verdict
-// (BrightLines). Elsewhere, the slow path below finds each output's bounds.
-//
-// The slow path: magnitudes by blocks of 16 elements (and of 256) of the
-// extended line: the blocks wholly inside a window bound its largest magnitude from below,
+// Magnitudes by blocks of 16 elements (and of 256) of the extended line:
+// the blocks wholly inside a window bound its largest magnitude from below,
 // those it touches from above. They live in `exchange` (no other shared
 // memory: 2048 vec4 fill lavapipe's 32 KB, and more would cost the H200 a
 // workgroup a multiprocessor): each element's magnitude in .x (at its
@@ -413,65 +394,6 @@ Elem Direct(uint base, uint group, int g) {
   return sum;
 }
 
-// The fast test's block: as long as the subgroup holds (a block's lanes are
-// one line's neighbours), at most kGuardBlockMost (each doubling is a
-// shuffle an element, and smaller blocks bound a window more tightly), and
-// short enough that every window holds a whole one: 2R + 1 ≥ 2·block − 1.
-const uint kGuardBlockMost = 4u;
-uint GuardBlock() {
-  uint block = min(kGuardBlockMost, max(gl_SubgroupSize / kLines, 1u));
-  while (block > 1u && int(block) - 1 > int(pc.radius)) block >>= 1;
-  return block;
-}
-
-// The largest of `value` over the `block` lanes of this one's block (lanes
-// kLines apart hold neighbouring elements of one line). `block` is uniform.
-float BlockMax(float value, uint block) {
-  [[unroll]] for (uint s = 1u; s < kGuardBlockMost; s <<= 1) {
-    if (s < block) value = max(value, subgroupShuffleXor(value, s * kLines));
-  }
-  return value;
-}
-
-// Every subgroup whole, holding whole groups of the kLines lines (the same
-// in every invocation).
-bool WholeSubgroups() {
-  return gl_SubgroupSize % kLines == 0u && (kLines * kThreads) % gl_SubgroupSize == 0u;
-}
-
-// Whether the lanes are laid out as the shuffles assume: invocation L is
-// lane L mod S of subgroup L / S, subgroups whole (Vulkan promises none of
-// it; NVIDIA's and lavapipe's do so).
-bool LanesInOrder() {
-  return WholeSubgroups() && subgroupAll(gl_LocalInvocationIndex ==
-                                         gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID);
-}
-
-// Whether every line of the workgroup is bright, from each invocation's
-// largest magnitude and smallest block maximum (after the transform: it
-// takes `exchange` for one slot a subgroup and line). The same in every
-// invocation; lines past the last one (zeros) count as bright.
-bool BrightLines(float most, float darkest) {
-  for (uint mask = kLines; mask < gl_SubgroupSize; mask <<= 1) {
-    most = max(most, subgroupShuffleXor(most, mask));
-    darkest = min(darkest, subgroupShuffleXor(darkest, mask));
-  }
-  if (!WholeSubgroups()) return false;  // (the slots below would not all be written)
-  if (gl_SubgroupInvocationID < kLines) {
-    Elem verdict = Elem(0.0);
-    verdict.x = most;
-    verdict.y = darkest;
-    exchange[gl_SubgroupID * kLines + gl_SubgroupInvocationID] = verdict;
-  }
-  barrier();
-  bool bright = true;
-  for (uint slot = 0u; slot < gl_NumSubgroups * kLines; ++slot) {
-    const Elem verdict = exchange[slot];
-    bright = bright && !isinf(verdict.x) && verdict.y >= verdict.x * kGuard;
-  }
-  return bright;
-}
-
 void main() {
   const uint j = gl_LocalInvocationID.y;
   const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
@@ -485,21 +407,31 @@ void main() {
   count = line < pc.lines ? min(int(pc.segment), int(pc.n) - first) : 0;
   const uint base = line * pc.line_stride;
   const uint out_base = line * pc.out_line_stride + uint(first) * pc.out_pixel_stride;
-  const uint block = GuardBlock();
-  const int used_end = count + int(pc.radius), used_start = int(kSize) - int(pc.radius);
-  float most = 0.0, darkest = uintBitsToFloat(0x7f800000u);
   [[unroll]] for (uint m = 0u; m < kPer; ++m) {
     a[m] = Extended(base, group, int(j + kThreads * m));
-    const float magnitude = Magnitude(a[m]);
-    most = max(most, magnitude);
-    const float block_max = BlockMax(magnitude, block);
-    const int block_first = int((j & ~(block - 1u)) + kThreads * m);
-    if (block_first < used_end || block_first + int(block) > used_start) {
-      darkest = min(darkest, block_max);
-    }
+    exchange[Slot(Swizzled(j + kThreads * m))].x = Magnitude(a[m]);
   }
-  // Lanes in another order than assumed: never bright (the slow path holds).
-  if (!LanesInOrder()) darkest = -1.0;
+  barrier();
+  BlockMaxima();
+  // The line's largest magnitude into registers (every invocation reads
+  // the same few values) before the transform takes `exchange`, and
+  // whether the workgroup's lines are all bright: finite, and every window
+  // holds a whole block (2R + 1 >= 2·16 − 1) no smaller than the guard asks,
+  // so no output needs its own bounds (the common case). The guard's work
+  // below has barriers: the whole workgroup skips it or none of it.
+  float line_max = 0.0;
+  bool all_bright = int(pc.radius) >= int(kBlock) - 1;
+  for (uint l = 0u; l < kLines; ++l) {
+    float most = 0.0, darkest = uintBitsToFloat(0x7f800000u);
+    for (uint c = 0u; c < kBigBlocks; ++c) {
+      most = max(most, exchange[SlotOf(kBlocks + c, l)].y);
+      darkest = min(darkest, exchange[SlotOf(kBlocks + kBigBlocks + c, l)].y);
+    }
+    all_bright = all_bright && !isinf(most) && darkest >= most * kGuard;
+    if (l == gl_LocalInvocationID.x) line_max = most;
+  }
+  barrier();
+  const bool finite = !isinf(line_max);
 
   Transform(1.0);
   [[unroll]] for (uint m = 0u; m < kPer; ++m) a[m] *= spectrum[j + kThreads * m];
@@ -513,10 +445,7 @@ void main() {
       STORE_HALF(out_base + g * pc.out_pixel_stride, a[m], group);
     }
   }
-  // The guard's work below has barriers: the whole workgroup skips it or
-  // none of it (BrightLines is the same in every invocation).
-  if (BrightLines(most, darkest)) return;
-  barrier();  // every invocation read the verdicts from `exchange`
+  if (all_bright) return;
   // Then the outputs the guard takes back, overwritten by the same
   // invocation. The last pass left `exchange` free, and the line is read
   // again for its magnitudes.
@@ -525,9 +454,6 @@ void main() {
   }
   barrier();
   BlockMaxima();
-  float line_max = 0.0;
-  for (uint c = 0u; c < kBigBlocks; ++c) line_max = max(line_max, exchange[Slot(kBlocks + c)].y);
-  const bool finite = !isinf(line_max);
   for (uint g = j; g < uint(count); g += kThreads) {
     const vec2 bounds = WindowBounds(int(g));
     if (finite && bounds.y == 0.0) {

@@ -147,8 +147,7 @@ TEST(FastFft, ColumnsAWorkgroupFitTheInvocationsAndSharedMemory) {
 
 // Which kernel each axis of a 1920 x 1080 (or 3840 x 2160) RGBA32F blur
 // takes on a 48 KB device, by the cost model fitted to the H200.
-std::vector<std::string> StepDetails(int radius, uint32_t w = 1920, uint32_t h = 1080,
-                                     bool vote_shuffle = true) {
+std::vector<std::string> StepDetails(int radius, uint32_t w = 1920, uint32_t h = 1080) {
   passes::BlurConfig c;
   c.pass_name = "blur";
   c.radius = radius;
@@ -158,7 +157,6 @@ std::vector<std::string> StepDetails(int radius, uint32_t w = 1920, uint32_t h =
   c.extent = {w, h};
   c.working = PixelFormat::kRgba32F;
   c.caps.max_compute_shared_memory_bytes = 48 << 10;
-  c.caps.subgroup_vote_shuffle = vote_shuffle;
   const plan_test::PlannedVariant p = plan_test::PlanVariant("fast", c);
   std::vector<std::string> details;
   for (const passes::StepKernel& k : p.prepared.steps) details.push_back(k.details);
@@ -194,15 +192,6 @@ TEST(FastFft, TakesTheTransformWhereItsCostModelSays) {
   // The model itself: (70 + 2R + 1)·n against FftCost.
   EXPECT_TRUE(passes::FftPays(1920, 64, 0.95 * (70 + 129) * 1920));
   EXPECT_FALSE(passes::FftPays(1920, 64, 0.95 * (70 + 129) * 1920 + 1));
-}
-
-// The transform's guard votes and shuffles across the subgroup: a device
-// without them keeps the line paths, even where the transform would pay
-// most (r = 1024 takes it on both axes above).
-TEST(FastFft, NeedsSubgroupVotesAndShuffles) {
-  for (const std::string& d : StepDetails(1024, 1920, 1080, /*vote_shuffle=*/false)) {
-    EXPECT_THAT(d, ::testing::Not(::testing::HasSubstr("FFT")));
-  }
 }
 
 }  // namespace
