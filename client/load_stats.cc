@@ -5,21 +5,16 @@
 #include <iterator>
 #include <numeric>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace rgfx::client {
 
 std::string StatusCodeName(int code) {
-  // grpc::StatusCode's names (include/grpcpp/support/status_code_enum.h).
-  static const char* const kNames[] = {
-      "OK",           "CANCELLED",          "UNKNOWN",           "INVALID_ARGUMENT",
-      "DEADLINE_EXCEEDED", "NOT_FOUND",     "ALREADY_EXISTS",    "PERMISSION_DENIED",
-      "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",    "OUT_OF_RANGE",
-      "UNIMPLEMENTED", "INTERNAL",          "UNAVAILABLE",       "DATA_LOSS",
-      "UNAUTHENTICATED"};
-  if (code >= 0 && code < static_cast<int>(std::size(kNames))) return kNames[code];
-  return absl::StrCat("CODE_", code);
+  // gRPC's status codes are the canonical ones, numbered as absl::StatusCode.
+  std::string name = absl::StatusCodeToString(static_cast<absl::StatusCode>(code));
+  return name.empty() ? absl::StrCat("CODE_", code) : name;
 }
 
 double Percentile(const std::vector<double>& sorted, double q) {

@@ -13,6 +13,7 @@
 #include <exception>
 #include <iterator>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
 namespace rgfx::service {
@@ -48,15 +49,9 @@ double Seconds(int64_t ns) { return static_cast<double>(ns) * 1e-9; }
 }  // namespace
 
 std::string GrpcCodeName(int code) {
-  // gRPC's canonical names (grpc/status.h), the same as absl's.
-  static const char* const kNames[] = {
-      "OK",           "CANCELLED",          "UNKNOWN",           "INVALID_ARGUMENT",
-      "DEADLINE_EXCEEDED", "NOT_FOUND",     "ALREADY_EXISTS",    "PERMISSION_DENIED",
-      "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",    "OUT_OF_RANGE",
-      "UNIMPLEMENTED", "INTERNAL",          "UNAVAILABLE",       "DATA_LOSS",
-      "UNAUTHENTICATED"};
-  if (code >= 0 && code < static_cast<int>(std::size(kNames))) return kNames[code];
-  return absl::StrCat("CODE_", code);
+  // gRPC's status codes are the canonical ones, numbered as absl::StatusCode.
+  std::string name = absl::StatusCodeToString(static_cast<absl::StatusCode>(code));
+  return name.empty() ? absl::StrCat("CODE_", code) : name;
 }
 
 // Runs the hook, then collects the registry: gauges read at scrape time are
