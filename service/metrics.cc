@@ -11,7 +11,6 @@
 #include <prometheus/text_serializer.h>
 
 #include <exception>
-#include <iterator>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
