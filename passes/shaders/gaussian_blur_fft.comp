@@ -489,8 +489,10 @@ void TransformSegment(uint group, uint base, uint out_base, bool prefetch, Unit 
       STORE_HALF(out_base + g * pc.out_pixel_stride, Direct(base, group, int(g)), group);
     }
   }
-  // Whoever reads `exchange` next waits for these reads.
+#ifdef CHAIN
+  // The next segment's magnitudes go into `exchange` after these reads.
   barrier();
+#endif
 }
 
 void main() {
