@@ -8,7 +8,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "kGaussianBlurFftChainPer8F32.h"
 #include "kGaussianBlurFftF32.h"
 #include "kGaussianBlurFftPairsF32.h"
 #include "kGaussianBlurFftPairsPer8F32.h"
@@ -25,8 +24,6 @@ constexpr int kShaderFft16 = 16;
 constexpr int kShaderFft8 = 17;
 constexpr int kShaderFftPairs16 = 18;
 constexpr int kShaderFftPairs8 = 19;
-// 8 elements an invocation, both sequences, several segments a workgroup.
-constexpr int kShaderFftChain8 = 20;
 constexpr uint32_t kElementBytes = 16;     // a vec4: one element of both sequences
 constexpr uint32_t kPairElementBytes = 8;  // a vec2: one sequence
 
@@ -44,7 +41,7 @@ struct FftPush {
 };
 static_assert(sizeof(FftPush) == 9 * sizeof(uint32_t), "the shader's block has no padding");
 
-constexpr FftPolicy kFftPolicy = {-1, 0, false, 0, 0, 0};
+constexpr FftPolicy kFftPolicy = {-1, 0, false, 0};
 
 // The line paths' time a line, in multiply-adds a pixel: (kLineFixed +
 // 2R + 1)·n, kLineFixed the worth of their memory traffic and set-up. From
@@ -223,7 +220,6 @@ std::optional<FftShape> FftCheapestShape(uint64_t n, uint64_t radius, bool colum
       if (size > FftMaxSize(caps, shape.per_invocation, shape.pairs, shape.lines)) continue;
     }
     shape.cut = FftSegmentsOf(n, radius, size);
-    if (policy.chain > 1 && shape.per_invocation == 8 && !shape.pairs) shape.chain = policy.chain;
     const double cost = FftCost(shape, columns);
     if (!best || cost < best_cost) {
       best = shape;
@@ -257,15 +253,11 @@ std::optional<StepKernel> PlanFftAxis(const BlurConfig& config, const LineLayout
   const bool pairs = shape->pairs;
   const uint32_t lines = shape->lines;
   const uint32_t threads = static_cast<uint32_t>(size / per);
-  const uint32_t chain = shape->chain;
-  const uint64_t groups =
-      DivideRoundingUp(DivideRoundingUp(layout.lines, lines) * cut.segments, chain) *
-      (pairs ? 2 : 1);
+  const uint64_t groups = DivideRoundingUp(layout.lines, lines) * cut.segments * (pairs ? 2 : 1);
   StepKernel k;
   k.layout = layout;
   k.shader = pairs ? (per == 8 ? kShaderFftPairs8 : kShaderFftPairs16)
-             : chain > 1 ? kShaderFftChain8
-                         : (per == 8 ? kShaderFft8 : kShaderFft16);
+                   : (per == 8 ? kShaderFft8 : kShaderFft16);
   k.spec.values = {threads, static_cast<uint32_t>(size), config.border, lines};
   k.groups_x =
       static_cast<uint32_t>(std::min<uint64_t>(groups, config.caps.max_workgroup_count[0]));
@@ -276,10 +268,7 @@ std::optional<StepKernel> PlanFftAxis(const BlurConfig& config, const LineLayout
       cut.segments > 1
           ? absl::StrCat("segment (", cut.segments, " a line of ", cut.segment, " pixels at most)")
           : std::string("line"),
-      pairs ? " and channel pair" : "",
-      chain > 1 ? absl::StrCat(", ", chain, " segments a workgroup, the next loaded during each")
-                : std::string(),
-      ", ", size, "-point transforms (radix ", per, ") of ",
+      pairs ? " and channel pair" : "", ", ", size, "-point transforms (radix ", per, ") of ",
       pairs ? "red + i green or blue + i alpha" : "red + i green and blue + i alpha",
       ", the spectrum times the kernel's, and back; shared memory ",
       size * (pairs ? kPairElementBytes : kElementBytes) * lines, " bytes");
@@ -287,7 +276,7 @@ std::optional<StepKernel> PlanFftAxis(const BlurConfig& config, const LineLayout
 }
 
 bool IsFftStep(const StepKernel& k) {
-  return k.shader >= kShaderFft16 && k.shader <= kShaderFftChain8;
+  return k.shader >= kShaderFft16 && k.shader <= kShaderFftPairs8;
 }
 
 void AddFftConstants(const std::vector<double>& weights, graph::PassPlan& plan,
@@ -329,9 +318,6 @@ absl::Status RecordFftAxis(graph::RecordContext& ctx, const StepKernel& k, int r
                             sizeof(FftPush)}
       : k.shader == kShaderFft8
           ? gpu::ShaderCode{"gaussian_blur_fft_per8", kGaussianBlurFftPer8F32, 5, sizeof(FftPush)}
-      : k.shader == kShaderFftChain8
-          ? gpu::ShaderCode{"gaussian_blur_fft_chain_per8", kGaussianBlurFftChainPer8F32, 5,
-                            sizeof(FftPush)}
           : gpu::ShaderCode{"gaussian_blur_fft", kGaussianBlurFftF32, 5, sizeof(FftPush)};
   // fast's blob 0: the fp32 weights (the guard's direct sums).
   const gpu::BufferSlice buffers[] = {ctx.read(0), ctx.write(0), ctx.constants(k.constants),

@@ -41,10 +41,6 @@ struct FftPolicy {
   // of a subgroup take several pixels of each row), where the device fits
   // them; 0: FftColumnsAWorkgroup's. Rows take one.
   uint32_t columns = 0;
-  // Segments a workgroup transforms one after the other, loading the next
-  // one's pixels while it transforms the current one (8 elements an
-  // invocation, both sequences a workgroup); 0 or 1: one each.
-  uint32_t chain = 0;
 };
 
 // The transform length for a line of n pixels at `radius` in one piece:
@@ -97,7 +93,6 @@ struct FftShape {
   uint32_t per_invocation = 16;
   bool pairs = false;
   uint32_t lines = 1;  // lines a workgroup (neighbouring columns)
-  uint32_t chain = 1;  // segments a workgroup (FftPolicy::chain)
 };
 
 // Columns a workgroup where the policy leaves it to the plan: the most of

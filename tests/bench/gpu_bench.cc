@@ -88,10 +88,6 @@ ABSL_FLAG(int, fft_size, 0,
 ABSL_FLAG(int, fft_columns, 0,
           "fast RGBA32F's FFT: columns a workgroup (1, 2 or 4, where the device fits them); 0 "
           "keeps the plan's");
-ABSL_FLAG(int, fft_chain, 0,
-          "fast RGBA32F's FFT: segments a workgroup transforms one after the other, loading the "
-          "next during each (8 elements an invocation, both channel pairs a workgroup); 0 keeps "
-          "the plan's");
 ABSL_FLAG(int, split_from_radius, 0,
           "fast RGBA16F: split the taps into parts (one streamed dispatch each, sums in fp32) "
           "from this radius on; 0 keeps the plan's (384)");
@@ -536,7 +532,7 @@ int Main() {
   }
   if (absl::GetFlag(FLAGS_fft_from_radius) >= 0 || absl::GetFlag(FLAGS_fft_per_invocation) != 0 ||
       absl::GetFlag(FLAGS_fft_pairs) >= 0 || absl::GetFlag(FLAGS_fft_size) != 0 ||
-      absl::GetFlag(FLAGS_fft_columns) != 0 || absl::GetFlag(FLAGS_fft_chain) != 0) {
+      absl::GetFlag(FLAGS_fft_columns) != 0) {
     passes::FftPolicy policy = passes::FastFftPolicy();
     if (const int from = absl::GetFlag(FLAGS_fft_from_radius); from >= 0) policy.from_radius = from;
     if (const int per = absl::GetFlag(FLAGS_fft_per_invocation); per != 0) {
@@ -555,10 +551,6 @@ int Main() {
         Fail(absl::InvalidArgumentError("--fft_columns: 1, 2 or 4"));
       }
       policy.columns = static_cast<uint32_t>(columns);
-    }
-    if (const int chain = absl::GetFlag(FLAGS_fft_chain); chain != 0) {
-      if (chain < 1 || chain > 64) Fail(absl::InvalidArgumentError("--fft_chain: 1 to 64"));
-      policy.chain = static_cast<uint32_t>(chain);
     }
     passes::SetFastFftPolicy(policy);
   }

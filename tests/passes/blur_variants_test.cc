@@ -29,7 +29,6 @@
 #include <gtest/gtest.h>
 
 #include "absl/status/statusor.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "passes/blur_variants/blur_variant.h"
@@ -332,13 +331,11 @@ TEST_F(BlurVariantsTest, FastRgba32FThroughTheFftMatchesReference) {
   uint32_t seed = 3300;
   double worst = 0;
   // The plan's elements an invocation (8 up to 1024 points, 16 above), 16
-  // everywhere with both channel pairs a workgroup, 8 with one (the
-  // others combine the same code), and 8 with four segments a workgroup one
-  // after the other (chained; 2101 x 3 rows: 15 segments in 4 workgroups,
-  // the last one's third its last; 5 x 1017 columns: 6 in 2).
+  // everywhere with both channel pairs a workgroup, and 8 with one (the
+  // others combine the same code).
   for (const passes::FftPolicy policy :
        {passes::FftPolicy{0, 0, false}, passes::FftPolicy{0, 16, false},
-        passes::FftPolicy{0, 8, true}, passes::FftPolicy{0, 8, false, 0, 0, 4}}) {
+        passes::FftPolicy{0, 8, true}}) {
     passes::SetFastFftPolicy(policy);
     const struct {
       int w, h, radius;
@@ -359,17 +356,12 @@ TEST_F(BlurVariantsTest, FastRgba32FThroughTheFftMatchesReference) {
         const passes::BlurPrepared prepared =
             FastPlan(caps, c.radius, c.width, c.height, c.axes, PixelFormat::kRgba32F);
         for (const passes::StepKernel& k : prepared.steps) {
-          const passes::FftShape shape =
-              *passes::FftCheapestShape(k.layout.n, uint64_t(c.radius),
-                                        k.layout.in_pixel_stride != 1, caps, policy);
-          EXPECT_THAT(k.details,
-                      ::testing::HasSubstr(absl::StrCat(shape.cut.size, "-point transforms")))
+          const uint64_t size = passes::FftCheapestShape(k.layout.n, uint64_t(c.radius),
+                                                         k.layout.in_pixel_stride != 1, caps,
+                                                         policy)
+                                    ->cut.size;
+          EXPECT_THAT(k.details, ::testing::HasSubstr(absl::StrCat(size, "-point transforms")))
               << c.Name();
-          EXPECT_EQ(absl::StrContains(k.details, "4 segments a workgroup"), shape.chain == 4)
-              << c.Name() << ": " << k.details;
-          if (policy.chain == 4 && !shape.pairs) {
-            EXPECT_EQ(shape.chain, 4u) << c.Name();
-          }
         }
         worst = std::max(worst, CheckAgainstReference(c, seed++));
       }
@@ -432,18 +424,15 @@ TEST_F(BlurVariantsTest, FastFftKeepsEachWindowsPrecisionOnMixedAmplitudes) {
   std::mt19937 rng(9090);
   double worst = 0;
   int index = 0;
-  // chain 0: one segment a workgroup; 2: two one after the other (r = 64
-  // only: 15 rows' segments in 8 workgroups, 6 columns' in 3).
-  for (const auto& [radius, chain] : {std::pair{20, 0u}, std::pair{64, 0u}, std::pair{64, 2u}}) {
+  for (const int radius : {20, 64}) {
     for (auto [w, h] : {std::pair{1130, 5}, std::pair{5, 1130}}) {
       // Rows in one piece (2048 points) at r = 20, in segments of 512 at
       // r = 64; columns in segments of 512, four a workgroup (the second
       // workgroup holds one, the first the inf and the NaN beside finite
       // lines).
       const bool along_rows = w > h;
-      passes::SetFastFftPolicy(passes::FftPolicy{0, 0, false,
-                                                 along_rows ? (radius == 20 ? 2048u : 0u) : 512u,
-                                                 along_rows ? 0u : 4u, chain});
+      passes::SetFastFftPolicy(passes::FftPolicy{
+          0, 0, false, along_rows ? (radius == 20 ? 2048u : 0u) : 512u, along_rows ? 0u : 4u});
       Case c{"fast", w, h, radius};
       c.working = PixelFormat::kRgba32F;
       c.border = kBorders[index++ % 4];
@@ -456,8 +445,6 @@ TEST_F(BlurVariantsTest, FastFftKeepsEachWindowsPrecisionOnMixedAmplitudes) {
                   ::testing::HasSubstr(!along_rows    ? "x 4 columns per segment (3 a line"
                                        : radius == 20 ? "per line, 2048-point"
                                                       : "per segment (3 a line"));
-      EXPECT_EQ(absl::StrContains(prepared.steps[0].details, "2 segments a workgroup"),
-                chain == 2);
       MixedAmplitudes mixed = MixedAmplitudeImage(w, h, kPiece, rng, {3});  // piece 3: zeros
       const bool rows = mixed.rows;
       const int lines = mixed.lines, n = mixed.n, pieces = mixed.pieces;
