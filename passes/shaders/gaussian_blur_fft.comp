@@ -409,8 +409,9 @@ void main() {
   const uint out_base = line * pc.out_line_stride + uint(first) * pc.out_pixel_stride;
   // Every load issued before the first magnitude is stored: interleaved,
   // the compiler waited on each load in turn before its store to shared
-  // memory (one memory latency an element instead of one for all eight; on
-  // the H100 at 1080p r = 64, 127 µs for both axes against 103-106 split).
+  // memory (one memory latency an element instead of one for all kPer; on
+  // the H100 at 1080p r = 64 with 8 an invocation, 127 µs for both axes
+  // against 103-106 split, docs/PERFORMANCE.md).
   [[unroll]] for (uint m = 0u; m < kPer; ++m) a[m] = Extended(base, group, int(j + kThreads * m));
   [[unroll]] for (uint m = 0u; m < kPer; ++m) {
     exchange[Slot(Swizzled(j + kThreads * m))].x = Magnitude(a[m]);
