@@ -60,32 +60,47 @@ constexpr double kLineFixed = 70;
 constexpr double kFftMargin = 0.95;
 
 // FftCost's kappa: the transforms' time for a 2048-point line (FftWork 1)
-// over the line paths' time for a multiply-add a pixel (1.66e-4 µs for
-// 1000 rows, 1.72e-4 for 1000 columns, from the slopes above). From the
-// H200's times of the transforms (RGBA32F, 1080p, µs an axis, median of
-// 30 runs of 20 repeats):
-// - rows, 8 elements an invocation: 52.5 in five 512-point segments (140);
-//   256 points 60.4, 1024 points 74.5 (within 15% of the same fit);
+// over the line paths' time for a multiply-add a pixel. The two shapes
+// 1080p takes (rows, and columns two a workgroup, 8 elements an
+// invocation) are refitted on the H100 after every load was issued before
+// the first store to shared memory (a4c78cd; raw output in
+// docs/blur/h100-twentysixth-2026-12-07.txt; µs an axis, RGBA32F, 1080p,
+// median of 20 runs of 10 repeats):
+// - line paths, r = 32 / 40 / 48 / 56: rows 47.4 / 53.0 / 59.4 / 65.0
+//   (0.733 µs a unit of R: 1.91e-4 µs a multiply-add a pixel for 1000
+//   rows), columns 46.3 / 51.7 / 57.3 / 62.5 (0.675: 3.13e-4 for 1000
+//   columns);
+// - rows, 8 elements an invocation, five 512-point segments: 49.2 / 50.2 /
+//   50.7 / 50.2 at r = 40 / 48 / 56 / 64 (128); break-even by the model
+//   (with kFftMargin) at r = 37, where the line paths' slope puts it at 36;
+// - rows, 8, 1024 points (three passes of radix 8 and one of 2, an
+//   exchange through shared memory more than 512 points take: dearer than
+//   log2 N says): 54.5 in two segments at r = 32 (153), 72.2 in three at
+//   r = 128 (135); 150, so that the line paths keep r = 32 (47.4);
+// - columns, 8, two a workgroup, three 512-point segments: 55.6-56.3 at r =
+//   32-64 (143); break-even by the model at r = 53, where the slopes cross
+//   at 47 (r = 48: 56.1 against 57.3; r = 56: 56.1 against 62.5).
+// The other shapes keep the H200's fit from before that change (RGBA32F,
+// 1080p, µs an axis, median of 30 runs of 20 repeats), where they err
+// towards the line paths:
 // - rows, 16: 76.0 for 2048 points (207); 16 an invocation at 512 points
 //   took 84.2 (the register count, ~165, leaves the H200 fewer workgroups);
 // - columns, 8, one a workgroup: 87.0 in three 512-point segments, 108.3
 //   in two of 1024 (200, between their fits); columns cost about their
 //   points, whatever the transform's length: each workgroup reads one
 //   16-byte pixel a row, and the loads' sectors, not the arithmetic, set
-//   the pace;
-// - columns, 8, two a workgroup (neighbours: a subgroup's loads take 32
-//   bytes a row): 64.0 in 512-point segments (154; four a workgroup 70.7,
-//   256 points four a workgroup 70.1, 1024 points two 109.6: 256
-//   invocations a workgroup leave the H200 fewer subgroups,
-//   FftColumnsAWorkgroup);
+//   the pace; two a workgroup took 64.0 there (154), four 70.7, and 256
+//   points four a workgroup 70.1, 1024 points two 109.6: 256 invocations a
+//   workgroup leave the H200 fewer subgroups (FftColumnsAWorkgroup);
 // - columns, 16: 121.9 for 2048 points (180);
 // - one channel pair a workgroup (4096 points at r = 1024): rows 188.4,
 //   columns 337.9 (235 and 229 against the slopes; 200 and 195 here, as
 //   the pairs run only at radii from ~500, where the line paths take ~1.2x
 //   their slope's time a tap: 512 x 512 at r = 1024 took 161.3 µs with
 //   both axes transformed, against 371.2 on the line paths).
-constexpr double kFftKappaRows8 = 140, kFftKappaRows16 = 207, kFftKappaPairRows = 200;
-constexpr double kFftKappaColumns8 = 200, kFftKappaColumnsTogether8 = 154;
+constexpr double kFftKappaRows8 = 128, kFftKappaLongRows8 = 150, kFftKappaRows16 = 207;
+constexpr double kFftKappaPairRows = 200;
+constexpr double kFftKappaColumns8 = 200, kFftKappaColumnsTogether8 = 143;
 constexpr double kFftKappaColumns16 = 180, kFftKappaPairColumns = 195;
 // The most invocations FftColumnsAWorkgroup gives a workgroup.
 constexpr uint32_t kFftMostColumnInvocations = 128;
@@ -183,7 +198,7 @@ namespace {
 double FftKappa(const FftShape& shape, bool columns) {
   if (shape.pairs) return columns ? kFftKappaPairColumns : kFftKappaPairRows;
   if (shape.per_invocation != 8) return columns ? kFftKappaColumns16 : kFftKappaRows16;
-  if (!columns) return kFftKappaRows8;
+  if (!columns) return shape.cut.size > 512 ? kFftKappaLongRows8 : kFftKappaRows8;
   return shape.lines > 1 ? kFftKappaColumnsTogether8 : kFftKappaColumns8;
 }
 
