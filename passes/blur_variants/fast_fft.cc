@@ -53,10 +53,13 @@ constexpr FftPolicy kFftPolicy = {-1, 0, false, 0};
 // (1,354.5 at r = 1000 for rows): the rule errs towards them there.
 constexpr double kLineFixed = 70;
 // The transforms take an axis where the model puts them at this fraction of
-// the line paths' time or less: its error near break-even (4K columns at
-// r = 40, 0.99 by the model, took 203.0 µs against 166.9; 4K columns at
-// r = 64, 0.90, took 225.8 against 218.9) against what the margin gives
-// up (1080p columns at r = 64, 0.90, took 64.0 against 66.6).
+// the line paths' time or less: its error near break-even (on the H200
+// before the load split, 4K columns at r = 40, 0.99 by the model then,
+// took 203.0 µs against 166.9; 4K columns at r = 64, 0.90, took 225.8
+// against 218.9) against what the margin gives up (1080p columns at
+// r = 64, 0.90, took 64.0 against 66.6; on the H100 after the refit below,
+// 1080p columns at r = 48 56.1 against 57.3, kept on the line paths, and
+// 4K columns at r = 40, 0.97 by the model, 170.2 against 244.0).
 constexpr double kFftMargin = 0.95;
 
 // FftCost's kappa: the transforms' time for a 2048-point line (FftWork 1)
