@@ -74,7 +74,7 @@ constexpr double kFftMargin = 0.95;
 //   rows), columns 46.3 / 51.7 / 57.3 / 62.5 (0.675: 3.13e-4 for 1000
 //   columns);
 // - rows, 8 elements an invocation, five 512-point segments: 49.2 / 50.2 /
-//   50.7 / 50.2 at r = 40 / 48 / 56 / 64 (128); break-even by the model
+//   50.7 / 50.2 at r = 40 / 48 / 56 / 64 (125); break-even by the model
 //   (with kFftMargin) at r = 37, where the line paths' slope puts it at 36;
 // - rows, 8, 1024 points (three passes of radix 8 and one of 2, an
 //   exchange through shared memory more than 512 points take: dearer than
@@ -101,7 +101,7 @@ constexpr double kFftMargin = 0.95;
 //   the pairs run only at radii from ~500, where the line paths take ~1.2x
 //   their slope's time a tap: 512 x 512 at r = 1024 took 161.3 µs with
 //   both axes transformed, against 371.2 on the line paths).
-constexpr double kFftKappaRows8 = 128, kFftKappaLongRows8 = 150, kFftKappaRows16 = 207;
+constexpr double kFftKappaRows8 = 125, kFftKappaLongRows8 = 150, kFftKappaRows16 = 207;
 constexpr double kFftKappaPairRows = 200;
 constexpr double kFftKappaColumns8 = 200, kFftKappaColumnsTogether8 = 143;
 constexpr double kFftKappaColumns16 = 180, kFftKappaPairColumns = 195;
