@@ -383,6 +383,57 @@ vec2 WindowBounds(int g) {
   return max(left, right);
 }
 
+// The guard's second chance, before the transform takes `exchange`, for a
+// workgroup the common test (every block bright) turned down: does every
+// output's window hold a whole block no smaller than the guard asks? That
+// is the test the slow path below makes output by output (WindowBounds'
+// lower bound), here from the block maxima still in `exchange`, a few reads
+// an output. It keeps lines whose dark blocks no window reads alone — a
+// border that clamps to one dark pixel R times (a transparent corner in
+// straight alpha: colour and alpha 0) — off the slow path, whose loops over
+// blocks after a second read of the line cost one workgroup ~4 µs, and the
+// whole dispatch that much where it runs last (H100, 1080p r = 64: rows
+// 50.5 µs on images with such a border late in the image, 46.3 without;
+// docs/PERFORMANCE.md, twenty-seventh session). Each block's count of
+// bright blocks before it goes in .x of element b (the magnitudes there
+// are spent once BlockMaxima has run), element N − 1's .x of the
+// workgroup's first line says whether every line passed. Workgroup-uniform
+// (barriers): the caller's condition is.
+uint BrightBefore(int b) { return floatBitsToUint(exchange[Slot(uint(b))].x); }
+
+// Whether the extended line's [lo, hi] (within [0, N)) holds a whole bright block.
+bool BrightWithin(int lo, int hi) {
+  const int inner_first = (lo + int(kBlock) - 1) / int(kBlock);
+  const int inner_last = (hi + 1) / int(kBlock) - 1;
+  return inner_last >= inner_first && BrightBefore(inner_last + 1) > BrightBefore(inner_first);
+}
+
+bool WindowsCovered(float line_max, bool finite) {
+  const uint j = gl_LocalInvocationID.y;
+  const float bright = line_max * kGuard;
+  const uint flag = SlotOf(kSize - 1u, 0u);
+  for (uint b = j; b <= kBlocks; b += kThreads) {
+    uint before = 0u;
+    for (uint c = 0u; c < b; ++c) before += exchange[Slot(c)].y >= bright ? 1u : 0u;
+    exchange[Slot(b)].x = uintBitsToFloat(before);
+  }
+  if (gl_LocalInvocationIndex == 0u) exchange[flag].x = 1.0;
+  barrier();
+  const int r = int(pc.radius);
+  bool covered = finite;
+  [[unroll]] for (uint m = 0u; m < kPer; ++m) {
+    const int g = int(j + kThreads * m);
+    if (g < count) {
+      covered = covered && (g - r >= 0 ? BrightWithin(g - r, g + r)
+                                       : BrightWithin(g - r + int(kSize), int(kSize) - 1) ||
+                                             BrightWithin(0, g + r));
+    }
+  }
+  if (!covered) exchange[flag].x = 0.0;
+  barrier();
+  return exchange[flag].x != 0.0;
+}
+
 // Output g summed directly, in fp32.
 Elem Direct(uint base, uint group, int g) {
   const int r = int(pc.radius);
@@ -435,8 +486,9 @@ void main() {
     all_bright = all_bright && !isinf(most) && darkest >= most * kGuard;
     if (l == gl_LocalInvocationID.x) line_max = most;
   }
-  barrier();
   const bool finite = !isinf(line_max);
+  if (!all_bright && int(pc.radius) >= int(kBlock) - 1) all_bright = WindowsCovered(line_max, finite);
+  barrier();
 
   Transform(1.0);
   [[unroll]] for (uint m = 0u; m < kPer; ++m) a[m] *= spectrum[j + kThreads * m];
