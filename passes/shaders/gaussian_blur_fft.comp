@@ -365,12 +365,17 @@ void BlockMaxima() {
   barrier();
 }
 
+// The blocks wholly within the extended line's [lo, hi]: x the first, y the
+// last (none where y < x).
+ivec2 InnerBlocks(int lo, int hi) {
+  return ivec2((lo + int(kBlock) - 1) / int(kBlock), (hi + 1) / int(kBlock) - 1);
+}
+
 // Bounds on the largest magnitude in the extended line's [lo, hi] (within
 // [0, N)): x below, y above.
 vec2 RangeBounds(int lo, int hi) {
-  const int inner_first = (lo + int(kBlock) - 1) / int(kBlock);
-  const int inner_last = (hi + 1) / int(kBlock) - 1;
-  return vec2(BlocksMax(inner_first, inner_last), BlocksMax(lo / int(kBlock), hi / int(kBlock)));
+  const ivec2 inner = InnerBlocks(lo, hi);
+  return vec2(BlocksMax(inner.x, inner.y), BlocksMax(lo / int(kBlock), hi / int(kBlock)));
 }
 
 // The window of output g, [g − R, g + R], wraps to the left border at the
@@ -403,9 +408,16 @@ uint BrightBefore(int b) { return floatBitsToUint(exchange[Slot(uint(b))].x); }
 
 // Whether the extended line's [lo, hi] (within [0, N)) holds a whole bright block.
 bool BrightWithin(int lo, int hi) {
-  const int inner_first = (lo + int(kBlock) - 1) / int(kBlock);
-  const int inner_last = (hi + 1) / int(kBlock) - 1;
-  return inner_last >= inner_first && BrightBefore(inner_last + 1) > BrightBefore(inner_first);
+  const ivec2 inner = InnerBlocks(lo, hi);
+  return inner.y >= inner.x && BrightBefore(inner.y + 1) > BrightBefore(inner.x);
+}
+
+// Whether output g's window, wrapping as in WindowBounds, holds a whole
+// bright block.
+bool WindowCovered(int g) {
+  const int r = int(pc.radius);
+  if (g - r >= 0) return BrightWithin(g - r, g + r);
+  return BrightWithin(g - r + int(kSize), int(kSize) - 1) || BrightWithin(0, g + r);
 }
 
 bool WindowsCovered(float line_max, bool finite) {
@@ -419,15 +431,10 @@ bool WindowsCovered(float line_max, bool finite) {
   }
   if (gl_LocalInvocationIndex == 0u) exchange[flag].x = 1.0;
   barrier();
-  const int r = int(pc.radius);
   bool covered = finite;
   [[unroll]] for (uint m = 0u; m < kPer; ++m) {
     const int g = int(j + kThreads * m);
-    if (g < count) {
-      covered = covered && (g - r >= 0 ? BrightWithin(g - r, g + r)
-                                       : BrightWithin(g - r + int(kSize), int(kSize) - 1) ||
-                                             BrightWithin(0, g + r));
-    }
+    if (g < count) covered = covered && WindowCovered(g);
   }
   if (!covered) exchange[flag].x = 0.0;
   barrier();
@@ -476,7 +483,8 @@ void main() {
   // so no output needs its own bounds (the common case). The guard's work
   // below has barriers: the whole workgroup skips it or none of it.
   float line_max = 0.0;
-  bool all_bright = int(pc.radius) >= int(kBlock) - 1;
+  const bool windows_hold_blocks = int(pc.radius) >= int(kBlock) - 1;
+  bool all_bright = windows_hold_blocks;
   for (uint l = 0u; l < kLines; ++l) {
     float most = 0.0, darkest = uintBitsToFloat(0x7f800000u);
     for (uint c = 0u; c < kBigBlocks; ++c) {
@@ -487,7 +495,7 @@ void main() {
     if (l == gl_LocalInvocationID.x) line_max = most;
   }
   const bool finite = !isinf(line_max);
-  if (!all_bright && int(pc.radius) >= int(kBlock) - 1) all_bright = WindowsCovered(line_max, finite);
+  if (!all_bright && windows_hold_blocks) all_bright = WindowsCovered(line_max, finite);
   barrier();
 
   Transform(1.0);

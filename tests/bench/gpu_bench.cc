@@ -204,10 +204,12 @@ std::vector<std::pair<std::string, std::vector<uint64_t>>> TimeGraph(
   const auto warm_until =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(absl::GetFlag(FLAGS_warmup_ms));
   int warmup_runs = 0;
+  const bool print_runs = absl::GetFlag(FLAGS_print_runs);
   std::chrono::steady_clock::time_point first_timed;
   for (int run = 0, timed = 0; timed < absl::GetFlag(FLAGS_runs); ++run) {
     const auto started = std::chrono::steady_clock::now();
-    const auto& image = inputs[run % inputs.size()];
+    const size_t which = run % inputs.size();
+    const auto& image = inputs[which];
     auto fill = [&](int, std::span<std::byte> dst) {
       std::copy(image.begin(), image.end(), dst.begin());
       return absl::OkStatus();
@@ -220,9 +222,9 @@ std::vector<std::pair<std::string, std::vector<uint64_t>>> TimeGraph(
       continue;
     }
     if (timed++ == 0) first_timed = started;
-    if (absl::GetFlag(FLAGS_print_runs)) {
+    if (print_runs) {
       std::printf("run %d image %zu at %.2f ms (fill %.2f ms, submit to fence %.2f ms):",
-                  timed - 1, run % inputs.size(),
+                  timed - 1, which,
                   std::chrono::duration<double, std::milli>(started - first_timed).count(),
                   result.upload_ns / 1e6, result.submit_ns / 1e6);
     }
@@ -232,12 +234,10 @@ std::vector<std::pair<std::string, std::vector<uint64_t>>> TimeGraph(
         if (!step.gpu_ns) Fail(absl::UnavailableError("this device has no timestamps"));
         if (rows.size() <= row) rows.push_back({pass.pass + "/" + step.label, {}});
         rows[row++].second.push_back(*step.gpu_ns);
-        if (absl::GetFlag(FLAGS_print_runs)) {
-          std::printf(" %s %.1f", step.label.c_str(), *step.gpu_ns / 1000.0);
-        }
+        if (print_runs) std::printf(" %s %.1f", step.label.c_str(), *step.gpu_ns / 1000.0);
       }
     }
-    if (absl::GetFlag(FLAGS_print_runs)) std::printf("\n");
+    if (print_runs) std::printf("\n");
   }
   return rows;
 }
