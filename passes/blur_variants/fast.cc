@@ -1181,7 +1181,10 @@ class FastBlur final : public BlurVariant {
       }
       prepared.steps.push_back(k);
     }
-    if (axes.size() == 2) TileTheTemporary(config, plan, prepared);
+    if (axes.size() == 2) {
+      TileTheTemporary(config, plan, prepared);
+      StripTheFftTemporary(config, plan, prepared);
+    }
     if (matrix) plan.constants.push_back(MatrixTaps(weights));
     AddSplitParts(config, split_parts, plan, prepared);
     AddFftConstants(weights, plan, prepared);

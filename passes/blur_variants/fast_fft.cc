@@ -41,7 +41,11 @@ struct FftPush {
 };
 static_assert(sizeof(FftPush) == 9 * sizeof(uint32_t), "the shader's block has no padding");
 
-constexpr FftPolicy kFftPolicy = {-1, 0, false, 0};
+constexpr FftPolicy kFftPolicy = {-1, 0, false, 0, 0, true};
+
+// Spec constants of gaussian_blur_fft.comp: the temporary's strips as the
+// step reads (in) and writes (out) it; 1: the image's own layout.
+constexpr size_t kFftSpecInStrip = 4, kFftSpecOutStrip = 5;
 
 // The line paths' time a line, in multiply-adds a pixel: (kLineFixed +
 // 2R + 1)·n, kLineFixed the worth of their memory traffic and set-up. From
@@ -276,7 +280,7 @@ std::optional<StepKernel> PlanFftAxis(const BlurConfig& config, const LineLayout
   k.layout = layout;
   k.shader = pairs ? (per == 8 ? kShaderFftPairs8 : kShaderFftPairs16)
                    : (per == 8 ? kShaderFft8 : kShaderFft16);
-  k.spec.values = {threads, static_cast<uint32_t>(size), config.border, lines};
+  k.spec.values = {threads, static_cast<uint32_t>(size), config.border, lines, 1, 1};
   k.groups_x =
       static_cast<uint32_t>(std::min<uint64_t>(groups, config.caps.max_workgroup_count[0]));
   k.groups_y = DivideRoundingUp(groups, k.groups_x);
@@ -295,6 +299,28 @@ std::optional<StepKernel> PlanFftAxis(const BlurConfig& config, const LineLayout
 
 bool IsFftStep(const StepKernel& k) {
   return k.shader >= kShaderFft16 && k.shader <= kShaderFftPairs8;
+}
+
+void StripTheFftTemporary(const BlurConfig& config, graph::PassPlan& plan, BlurPrepared& prepared) {
+  if (!FastFftPolicy().strip_temporary || prepared.steps.size() != 2) return;
+  StepKernel& rows = prepared.steps[0];
+  StepKernel& columns = prepared.steps[1];
+  if (!IsFftStep(rows) || !IsFftStep(columns) || rows.layout.in_pixel_stride != 1) return;
+  const uint32_t strip = columns.spec.values[3];
+  if (strip < 2) return;
+  const uint32_t height = config.extent.height;
+  const uint32_t width = DivideRoundingUp(config.extent.width, strip) * strip;
+  plan.temp_extents = {{width, height}};
+  // Rows: line y, pixel x -> y·S + (x / S)·S·H + x % S.
+  rows.layout.out_line_stride = strip;
+  rows.layout.out_pixel_stride = strip * height;
+  rows.spec.values[kFftSpecOutStrip] = strip;
+  // Columns: line x, pixel y -> (x / S)·S·H + x % S + y·S.
+  columns.layout.in_line_stride = strip * height;
+  columns.layout.in_pixel_stride = strip;
+  columns.spec.values[kFftSpecInStrip] = strip;
+  rows.details += absl::StrCat("; stores the temporary in strips of ", strip, " columns");
+  columns.details += absl::StrCat("; loads the temporary in strips of ", strip, " columns");
 }
 
 void AddFftConstants(const std::vector<double>& weights, graph::PassPlan& plan,

@@ -41,6 +41,10 @@ struct FftPolicy {
   // of a subgroup take several pixels of each row), where the device fits
   // them; 0: FftColumnsAWorkgroup's. Rows take one.
   uint32_t columns = 0;
+  // Where both axes transform and the columns go several a workgroup, the
+  // temporary between them in strips of that many columns
+  // (StripTheFftTemporary); false: in the image's own layout.
+  bool strip_temporary = true;
 };
 
 // The transform length for a line of n pixels at `radius` in one piece:
@@ -141,6 +145,13 @@ void AddFftConstants(const std::vector<double>& weights, graph::PassPlan& plan,
 // Records an FFT step of a blur at `radius`.
 absl::Status RecordFftAxis(graph::RecordContext& ctx, const StepKernel& k, int radius);
 bool IsFftStep(const StepKernel& k);
+// Where both of `prepared`'s steps are FFT axes (rows, then columns S > 1 a
+// workgroup) and the policy allows it, the temporary between them in strips
+// of S columns: the rows store pixel (x, y) at (x / S)·S·H + y·S + x % S and
+// the columns load each workgroup's S columns as one contiguous run (S·H
+// pixels), where the image's own layout gives a subgroup's load S pixels of
+// each of 16 rows. The temporary's width is rounded up to a multiple of S.
+void StripTheFftTemporary(const BlurConfig& config, graph::PassPlan& plan, BlurPrepared& prepared);
 
 FftPolicy FastFftPolicy();
 // For benchmarks (rgfx-gpu-bench --fft_from_radius, --fft_per_invocation,

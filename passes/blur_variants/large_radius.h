@@ -183,6 +183,16 @@ double RecursiveRoundingPsnr(const RecursiveFit& fit, int radius, int n_max, boo
 // then on uses the box stack. Process-wide; the server never sets it.
 void SetLargeRadiusBoxesOnly(bool boxes_only);
 
+// Where both axes run recursive and the columns go several a workgroup, S
+// of them making 32 bytes or more (RGBA32F), the temporary between them in
+// strips of S columns: the rows store pixel (x, y) at (x / S)·S·H + y·S +
+// x % S, so that each column workgroup loads its strip as one contiguous
+// run (the image's layout gives it S pixels of each row); its width
+// rounded up to whole strips. On unless a
+// measurement turns it off (rgfx-gpu-bench --large_radius_strip_temporary);
+// process-wide, the server never sets it.
+void SetLargeRadiusStripTemporary(bool strip);
+
 // For measurements (rgfx-gpu-bench --large_radius_max_chunk): the most
 // pixels per chunk of the recursive path on every axis,
 // kRecursiveMinChunkCap to kRecursiveMaxChunkCap, 0 for the defaults

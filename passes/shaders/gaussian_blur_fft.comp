@@ -48,6 +48,16 @@ layout(constant_id = 0) const uint kThreads = 128;  // kSize / kPer
 layout(constant_id = 1) const uint kSize = 2048;    // N, a power of two, >= 16·16
 layout(constant_id = 2) const uint kBorder = 0;     // RGFX_BORDER_*
 layout(constant_id = 3) const uint kLines = 1;      // lines a workgroup
+// The temporary between the two axes in strips of kLines columns (1: the
+// image's own layout): pixel (x, y) at (x / S)·S·H + y·S + x % S, so that a
+// column workgroup's kLines columns are one contiguous run of memory and its
+// subgroups' loads take whole 32-pixel runs instead of kLines pixels of
+// each of 16 rows. The row pass writes it so (kOutStrip = S: its pixel
+// index splits), the column pass reads it so (kInStrip = S: its line index
+// splits); pc's strides are then a strip's and a pixel's within it
+// (StripTheFftTemporary in passes/blur_variants/fast_fft.cc).
+layout(constant_id = 4) const uint kInStrip = 1;
+layout(constant_id = 5) const uint kOutStrip = 1;
 
 // Must match FftPush in passes/blur_variants/fast_fft.cc.
 layout(push_constant) uniform Push {
@@ -441,6 +451,13 @@ bool WindowsCovered(float line_max, bool finite) {
   return exchange[flag].x != 0.0;
 }
 
+// Where the segment's output g goes (the line's part in out_line).
+uint out_line = 0u;
+uint OutIndex(uint g) {
+  const uint x = uint(first) + g;
+  return out_line + (x / kOutStrip) * pc.out_pixel_stride + x % kOutStrip;
+}
+
 // Output g summed directly, in fp32.
 Elem Direct(uint base, uint group, int g) {
   const int r = int(pc.radius);
@@ -463,8 +480,8 @@ void main() {
   const uint line = lines * kLines + gl_LocalInvocationID.x;
   first = int(segment * pc.segment);
   count = line < pc.lines ? min(int(pc.segment), int(pc.n) - first) : 0;
-  const uint base = line * pc.line_stride;
-  const uint out_base = line * pc.out_line_stride + uint(first) * pc.out_pixel_stride;
+  const uint base = (line / kInStrip) * pc.line_stride + line % kInStrip;
+  out_line = line * pc.out_line_stride;
   // Every load issued before the first magnitude is stored: interleaved,
   // the compiler waited on each load in turn before its store to shared
   // memory (one memory latency an element instead of one for all kPer; on
@@ -507,7 +524,7 @@ void main() {
   [[unroll]] for (uint m = 0u; m < kPer; ++m) {
     const uint g = j + kThreads * m;
     if (g < uint(count)) {
-      STORE_HALF(out_base + g * pc.out_pixel_stride, a[m], group);
+      STORE_HALF(OutIndex(g), a[m], group);
     }
   }
   if (all_bright) return;
@@ -522,9 +539,9 @@ void main() {
   for (uint g = j; g < uint(count); g += kThreads) {
     const vec2 bounds = WindowBounds(int(g));
     if (finite && bounds.y == 0.0) {
-      STORE_HALF(out_base + g * pc.out_pixel_stride, Elem(0.0), group);
+      STORE_HALF(OutIndex(g), Elem(0.0), group);
     } else if (!finite || bounds.x < line_max * kGuard) {
-      STORE_HALF(out_base + g * pc.out_pixel_stride, Direct(base, group, int(g)), group);
+      STORE_HALF(OutIndex(g), Direct(base, group, int(g)), group);
     }
   }
 }

@@ -105,6 +105,15 @@ layout(constant_id = 5) const uint kExtended = 0;
 // 33.8 -> 30.5-31.7 µs in two calls; where full margins fit, they were
 // faster: 29.7 against 30.5 at r = 64).
 layout(constant_id = 7) const uint kMargined = 0;
+// The temporary between the two axes in strips of S = kLines columns (1:
+// the image's own layout): pixel (x, y) at (x / S)·S·H + y·S + x % S, so
+// that a column workgroup's strip is one contiguous run of memory and its
+// loads take whole runs instead of S pixels of each row. The row pass
+// writes it so (kOutStrip = S; H is its pc.lines), the column pass reads it
+// so (kInStrip = S; H is its pc.n); pc's strides are then unused for it
+// (StripTheRecursiveTemporary in passes/blur_variants/large_radius.cc).
+layout(constant_id = 8) const uint kInStrip = 1;
+layout(constant_id = 9) const uint kOutStrip = 1;
 
 // Must match RecursivePush in passes/blur_variants/large_radius.h.
 layout(push_constant) uniform Push {
@@ -196,6 +205,18 @@ int SourceIndex(int i) {
   return BorderIndex(i, n, pc.border);
 }
 
+// Where pixel i of line `line` (of pc.lines) is read and written.
+uint InIndex(uint line, uint i) {
+  if (kInStrip > 1u) return (line / kInStrip) * kInStrip * pc.n + line % kInStrip + i * kInStrip;
+  return line * pc.line_stride + i * pc.pixel_stride;
+}
+uint OutIndex(uint line, uint i) {
+  if (kOutStrip > 1u) {
+    return line * kOutStrip + (i / kOutStrip) * kOutStrip * pc.lines + i % kOutStrip;
+  }
+  return line * pc.line_stride + i * pc.pixel_stride;
+}
+
 // Pixel i (any offset) of the workgroup's line, through the border.
 Pix X(uint line, int i) {
   if (kMargined == 1u) return FROM_STRIP(strip[Slot(line, uint(i + int(Margin())))]);
@@ -244,7 +265,7 @@ void main() {
       Locate(f, pc.n, line, i);
       at[u] = f < count && first_line + line < pc.lines ? Slot(line, i + margin) : 0xffffffffu;
       if (at[u] != 0xffffffffu) {
-        v[u] = PAIR_OF(src[(first_line + line) * pc.line_stride + i * pc.pixel_stride]);
+        v[u] = PAIR_OF(src[InIndex(first_line + line, i)]);
       }
     }
     [[unroll]] for (uint u = 0u; u < kBatch; ++u) {
@@ -404,7 +425,7 @@ void main() {
     uint l, i;
     Locate(f, pc.n, l, i);
     if (first_line + l < pc.lines) {
-      STORE_PAIR(dst, (first_line + l) * pc.line_stride + i * pc.pixel_stride,
+      STORE_PAIR(dst, OutIndex(first_line + l, i),
                  strip[Slot(l, i + margin)]);
     }
   }

@@ -94,6 +94,9 @@ ABSL_FLAG(int, fft_size, 0,
 ABSL_FLAG(int, fft_columns, 0,
           "fast RGBA32F's FFT: columns a workgroup (1, 2 or 4, where the device fits them); 0 "
           "keeps the plan's");
+ABSL_FLAG(int, fft_strip_temporary, -1,
+          "fast RGBA32F's FFT on both axes: 1 stores the temporary in strips of the columns a "
+          "workgroup, 0 in the image's layout; -1 keeps the plan's");
 ABSL_FLAG(int, split_from_radius, 0,
           "fast RGBA16F: split the taps into parts (one streamed dispatch each, sums in fp32) "
           "from this radius on; 0 keeps the plan's (384)");
@@ -121,6 +124,9 @@ ABSL_FLAG(int, large_radius_max_chunk, 0,
           "large_radius's recursive path: the most pixels per chunk on every axis, 4 to 32 (0: the "
           "plan's, 17 for RGBA16F columns and 16 otherwise); "
           "for measuring other chunk geometries, the plan's stated rounding follows it");
+ABSL_FLAG(int, large_radius_strip_temporary, -1,
+          "large_radius recursive on both axes: 1 stores the temporary in strips of the columns "
+          "a workgroup, 0 in the image's layout; -1 keeps the plan's (1)");
 ABSL_FLAG(bool, sweep, false,
           "instead of one graph: time gaussian_blur for every --sweep_variants x "
           "--sweep_radii x --sweep_sizes x --sweep_formats and print CSV (bench/ turns it "
@@ -541,6 +547,9 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
 
 int Main() {
   passes::SetLargeRadiusBoxesOnly(absl::GetFlag(FLAGS_large_radius_boxes));
+  if (const int strip = absl::GetFlag(FLAGS_large_radius_strip_temporary); strip >= 0) {
+    passes::SetLargeRadiusStripTemporary(strip != 0);
+  }
   if (const int most = absl::GetFlag(FLAGS_large_radius_max_chunk); most != 0) {
     if (most < int{passes::kRecursiveMinChunkCap} || most > int{passes::kRecursiveMaxChunkCap}) {
       Fail(absl::InvalidArgumentError(absl::StrCat("--large_radius_max_chunk: ",
@@ -554,7 +563,7 @@ int Main() {
   }
   if (absl::GetFlag(FLAGS_fft_from_radius) >= 0 || absl::GetFlag(FLAGS_fft_per_invocation) != 0 ||
       absl::GetFlag(FLAGS_fft_pairs) >= 0 || absl::GetFlag(FLAGS_fft_size) != 0 ||
-      absl::GetFlag(FLAGS_fft_columns) != 0) {
+      absl::GetFlag(FLAGS_fft_columns) != 0 || absl::GetFlag(FLAGS_fft_strip_temporary) >= 0) {
     passes::FftPolicy policy = passes::FastFftPolicy();
     if (const int from = absl::GetFlag(FLAGS_fft_from_radius); from >= 0) policy.from_radius = from;
     if (const int per = absl::GetFlag(FLAGS_fft_per_invocation); per != 0) {
@@ -573,6 +582,9 @@ int Main() {
         Fail(absl::InvalidArgumentError("--fft_columns: 1, 2 or 4"));
       }
       policy.columns = static_cast<uint32_t>(columns);
+    }
+    if (const int strip = absl::GetFlag(FLAGS_fft_strip_temporary); strip >= 0) {
+      policy.strip_temporary = strip != 0;
     }
     passes::SetFastFftPolicy(policy);
   }

@@ -330,6 +330,7 @@ TEST_F(BlurVariantsTest, FastRgba32FThroughTheFftMatchesReference) {
       << "the FFT needs 32 KB of shared memory for 2048 points";
   uint32_t seed = 3300;
   double worst = 0;
+  int stripped = 0;  // plans whose temporary went in strips of columns
   // The plan's elements an invocation (8 up to 1024 points, 16 above), 16
   // everywhere with both channel pairs a workgroup, and 8 with one (the
   // others combine the same code).
@@ -362,6 +363,7 @@ TEST_F(BlurVariantsTest, FastRgba32FThroughTheFftMatchesReference) {
                                     ->cut.size;
           EXPECT_THAT(k.details, ::testing::HasSubstr(absl::StrCat(size, "-point transforms")))
               << c.Name();
+          stripped += k.details.find("loads the temporary in strips") != std::string::npos;
         }
         worst = std::max(worst, CheckAgainstReference(c, seed++));
       }
@@ -369,6 +371,9 @@ TEST_F(BlurVariantsTest, FastRgba32FThroughTheFftMatchesReference) {
     }
   }
   std::printf("%s: worst error through the FFT %.2e\n", caps.name.c_str(), worst);
+  // Both axes through the transform with columns several a workgroup take
+  // the temporary in strips (StripTheFftTemporary): that path ran too.
+  EXPECT_GT(stripped, 0);
 }
 
 // Lines of pieces of `piece` pixels, each uniform noise times 10^u (u

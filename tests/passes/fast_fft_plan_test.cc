@@ -201,5 +201,63 @@ TEST(FastFft, TakesTheTransformWhereItsCostModelSays) {
   EXPECT_FALSE(passes::FftPays(1920, 64, 0.95 * (70 + 129) * 1920 + 1));
 }
 
+// Both axes through the transform with two columns a workgroup: the
+// temporary in strips of 2 columns (the rows store pixel (x, y) at
+// (x / 2)·2H + 2y + x % 2, the columns load their two columns as one run),
+// its width rounded up to whole strips; one axis, or the policy off: the
+// image's own layout.
+TEST(FastFft, TemporaryInStripsOfTheColumnsAWorkgroup) {
+  struct Reset {
+    ~Reset() { passes::SetFastFftPolicy(std::nullopt); }
+  } reset;
+  const auto plan = [](uint32_t w, uint32_t h, int radius) {
+    passes::BlurConfig c;
+    c.pass_name = "blur";
+    c.radius = radius;
+    c.sigma = radius / 2.0;
+    c.border = RGFX_BORDER_MIRROR;
+    c.axes = "both";
+    c.extent = {w, h};
+    c.working = PixelFormat::kRgba32F;
+    c.caps.max_compute_shared_memory_bytes = 48 << 10;
+    return plan_test::PlanVariant("fast", c);
+  };
+  const plan_test::PlannedVariant p = plan(1919, 1080, 64);
+  ASSERT_EQ(p.prepared.steps.size(), 2u);
+  const passes::StepKernel& rows = p.prepared.steps[0];
+  const passes::StepKernel& columns = p.prepared.steps[1];
+  EXPECT_THAT(rows.details, ::testing::HasSubstr("stores the temporary in strips of 2 columns"));
+  EXPECT_THAT(columns.details, ::testing::HasSubstr("loads the temporary in strips of 2 columns"));
+  ASSERT_EQ(p.plan.temp_extents.size(), 1u);
+  EXPECT_EQ(p.plan.temp_extents[0].width, 1920u);
+  EXPECT_EQ(p.plan.temp_extents[0].height, 1080u);
+  // Rows: line y, pixel x -> 2y + (x / 2)·2H + x % 2 (spec constant 5: the split).
+  EXPECT_EQ(rows.layout.out_line_stride, 2u);
+  EXPECT_EQ(rows.layout.out_pixel_stride, 2u * 1080);
+  EXPECT_EQ(rows.layout.in_line_stride, 1919u);  // the input as it is
+  EXPECT_EQ(rows.spec.values.at(5), 2u);
+  EXPECT_EQ(rows.spec.values.at(4), 1u);
+  // Columns: line x, pixel y -> (x / 2)·2H + x % 2 + 2y (spec constant 4).
+  EXPECT_EQ(columns.layout.in_line_stride, 2u * 1080);
+  EXPECT_EQ(columns.layout.in_pixel_stride, 2u);
+  EXPECT_EQ(columns.layout.out_pixel_stride, 1919u);  // the output as it is
+  EXPECT_EQ(columns.spec.values.at(4), 2u);
+  EXPECT_EQ(columns.spec.values.at(5), 1u);
+  // r = 40: the columns on the line paths, so the image's layout.
+  const plan_test::PlannedVariant q = plan(1920, 1080, 40);
+  ASSERT_EQ(q.prepared.steps.size(), 2u);
+  EXPECT_THAT(q.prepared.steps[0].details, ::testing::Not(::testing::HasSubstr("strips")));
+  EXPECT_EQ(q.prepared.steps[0].layout.out_pixel_stride, 1u);
+  // The policy off: the image's layout at r = 64 too.
+  passes::FftPolicy off = passes::FastFftPolicy();
+  off.strip_temporary = false;
+  passes::SetFastFftPolicy(off);
+  const plan_test::PlannedVariant o = plan(1919, 1080, 64);
+  ASSERT_EQ(o.prepared.steps.size(), 2u);
+  EXPECT_EQ(o.prepared.steps[0].layout.out_pixel_stride, 1u);
+  EXPECT_EQ(o.prepared.steps[1].layout.in_pixel_stride, 1919u);
+  EXPECT_EQ(o.plan.temp_extents[0].width, 1919u);
+}
+
 }  // namespace
 }  // namespace rgfx

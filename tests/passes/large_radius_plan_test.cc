@@ -106,15 +106,23 @@ TEST(LargeRadiusPlan, FullHdOnAnH100TakesTheRecursivePath) {
       // KB at r = 256 allow only 4), never RGBA32F rows (3 workgroups of
       // 33.0 KB without, 2 of 34.1 KB or more with). Elsewhere one pixel
       // at each end (clamp border): RGBA16F 1922 px rounded up to 1984,
-      // RGBA32F exact (1984 px would be 34.1 KB).
+      // RGBA32F exact (1984 px would be 34.1 KB). Then the temporary's
+      // strips as read and written: in RGBA32F the rows store it in strips
+      // of the columns' 2 a workgroup (32 bytes a strip's row), in RGBA16F
+      // not (16: it lost).
       const uint32_t margin = static_cast<uint32_t>(radius) + 1;
       const auto capacity = [&](uint32_t n) { return (n + 2 * margin + 63) / 64 * 64; };
       const bool rows_margined = working == PixelFormat::kRgba16F && radius <= 64;
       const uint32_t rows_clamped = working == PixelFormat::kRgba16F ? 1984 : 1922;
       EXPECT_EQ(h.spec.values,
-                (std::vector<uint32_t>{128, 1, rows_margined ? capacity(1920) : rows_clamped, 0,
-                                       32, 0, 15, rows_margined ? 1u : 2u}));
+                (std::vector<uint32_t>{128, 1, rows_margined ? capacity(1920) : rows_clamped, 0, 32,
+                                       0, 15, rows_margined ? 1u : 2u, 1,
+                                       working == PixelFormat::kRgba32F ? 2u : 1u}));
       EXPECT_EQ(h.groups_x, 1080u);
+      EXPECT_EQ(h.details.find("stores the temporary in strips of 2 columns") != std::string::npos,
+                working == PixelFormat::kRgba32F)
+          << h.details;
+      EXPECT_EQ(p.plan.temp_extents[0], (graph::Extent{1920, 1080}));
       EXPECT_THAT(h.details, HasSubstr(rows_margined ? "with margins of " : "reads clamped"));
       // Columns: RGBA32F 1080 px need 68 chunks of 16, so 96 slots; spread
       // over them, 90 chunks of 12. RGBA16F ones take chunks of up to 17:
@@ -130,7 +138,7 @@ TEST(LargeRadiusPlan, FullHdOnAnH100TakesTheRecursivePath) {
       const uint32_t columns_capacity = !margined ? 1088 : half ? 1080 + 2 * margin : capacity(1080);
       EXPECT_EQ(v.spec.values,
                 (std::vector<uint32_t>{half ? 128u : 192u, 2, columns_capacity, 1, 32, 0,
-                                       half ? 17u : 12u, margined ? 1u : 2u}));
+                                       half ? 17u : 12u, margined ? 1u : 2u, half ? 1u : 2u, 1}));
       EXPECT_EQ(v.groups_x, 960u);
       EXPECT_THAT(v.details, HasSubstr(margined ? "with margins of " : "reads clamped"));
       EXPECT_EQ(h.segment, 0u);  // no extension for clamp
@@ -273,8 +281,40 @@ TEST(LargeRadiusPlan, MirrorAndWrapExtendTheLine) {
     // 2112 spread over them: chunks of 14. The strip holds 130 px more
     // at each end (the delayed reads reach 65 past the extension):
     // 1920 + 260 rounded up to 2240.
-    EXPECT_EQ(h.spec.values, (std::vector<uint32_t>{160, 1, 2240, 0, 32, 1, 14, 1}));
+    EXPECT_EQ(h.spec.values, (std::vector<uint32_t>{160, 1, 2240, 0, 32, 1, 14, 1, 1, 1}));
     EXPECT_THAT(h.details, HasSubstr("extended by 65 px"));
+  }
+}
+
+// Both axes recursive, columns two a workgroup, RGBA32F: the temporary in
+// strips of 2 columns (the shader's kOutStrip for the rows, kInStrip for
+// the columns), its width rounded up to whole strips; turned off, or in
+// RGBA16F (a strip's row 16 bytes), the image's layout and width.
+TEST(LargeRadiusPlan, TemporaryInStripsOfTheColumnsAWorkgroup) {
+  struct Reset {
+    ~Reset() { passes::SetLargeRadiusStripTemporary(true); }
+  } reset;
+  for (const bool on : {true, false}) {
+    for (const PixelFormat working : {PixelFormat::kRgba32F, PixelFormat::kRgba16F}) {
+      SCOPED_TRACE(absl::StrCat(on, " ", std::string(graph::PixelFormatName(working))));
+      passes::SetLargeRadiusStripTemporary(on);
+      const bool strip = on && working == PixelFormat::kRgba32F;
+      BlurConfig config = Config(1919, 1080, 64, H100Caps());
+      config.border = RGFX_BORDER_CLAMP;
+      config.working = working;
+      const Planned p = Plan(config);
+      ASSERT_EQ(p.prepared.steps.size(), 2u);
+      const passes::StepKernel& h = p.prepared.steps[0];
+      const passes::StepKernel& v = p.prepared.steps[1];
+      ASSERT_TRUE(Recursive(h) && Recursive(v));
+      ASSERT_EQ(v.spec.values.at(1), 2u);  // two columns a workgroup
+      EXPECT_EQ(p.plan.temp_extents.at(0), (graph::Extent{strip ? 1920u : 1919u, 1080}));
+      EXPECT_EQ(h.spec.values.at(8), 1u);
+      EXPECT_EQ(h.spec.values.at(9), strip ? 2u : 1u);
+      EXPECT_EQ(v.spec.values.at(8), strip ? 2u : 1u);
+      EXPECT_EQ(v.spec.values.at(9), 1u);
+      EXPECT_EQ(h.details.find("strips") != std::string::npos, strip) << h.details;
+    }
   }
 }
 
