@@ -148,17 +148,21 @@ TEST(FastFft, ColumnsAWorkgroupFitTheInvocationsAndSharedMemory) {
 // Which kernel each axis of a 1920 x 1080 (or 3840 x 2160) RGBA32F blur
 // takes on a 48 KB device, by the cost model (fitted to the H100 for the
 // shapes 1080p takes, to the H200 for the others).
-std::vector<std::string> StepDetails(int radius, uint32_t w = 1920, uint32_t h = 1080) {
+plan_test::PlannedVariant PlanFast32(int radius, uint32_t w, uint32_t h, uint32_t border) {
   passes::BlurConfig c;
   c.pass_name = "blur";
   c.radius = radius;
   c.sigma = radius / 2.0;
-  c.border = RGFX_BORDER_CLAMP;
+  c.border = border;
   c.axes = "both";
   c.extent = {w, h};
   c.working = PixelFormat::kRgba32F;
   c.caps.max_compute_shared_memory_bytes = 48 << 10;
-  const plan_test::PlannedVariant p = plan_test::PlanVariant("fast", c);
+  return plan_test::PlanVariant("fast", c);
+}
+
+std::vector<std::string> StepDetails(int radius, uint32_t w = 1920, uint32_t h = 1080) {
+  const plan_test::PlannedVariant p = PlanFast32(radius, w, h, RGFX_BORDER_CLAMP);
   std::vector<std::string> details;
   for (const passes::StepKernel& k : p.prepared.steps) details.push_back(k.details);
   return details;
@@ -211,16 +215,7 @@ TEST(FastFft, TemporaryInStripsOfTheColumnsAWorkgroup) {
     ~Reset() { passes::SetFastFftPolicy(std::nullopt); }
   } reset;
   const auto plan = [](uint32_t w, uint32_t h, int radius) {
-    passes::BlurConfig c;
-    c.pass_name = "blur";
-    c.radius = radius;
-    c.sigma = radius / 2.0;
-    c.border = RGFX_BORDER_MIRROR;
-    c.axes = "both";
-    c.extent = {w, h};
-    c.working = PixelFormat::kRgba32F;
-    c.caps.max_compute_shared_memory_bytes = 48 << 10;
-    return plan_test::PlanVariant("fast", c);
+    return PlanFast32(radius, w, h, RGFX_BORDER_MIRROR);
   };
   const plan_test::PlannedVariant p = plan(1919, 1080, 64);
   ASSERT_EQ(p.prepared.steps.size(), 2u);

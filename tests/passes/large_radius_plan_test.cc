@@ -64,9 +64,11 @@ Planned Plan(const BlurConfig& config) { return plan_test::PlanVariant("large_ra
 
 // The plan at r = 64 with the H100's limits for a width x height image in
 // `working`.
-Planned PlanImage(uint32_t width, uint32_t height, PixelFormat working) {
+Planned PlanImage(uint32_t width, uint32_t height, PixelFormat working,
+                  uint32_t border = RGFX_BORDER_MIRROR) {
   BlurConfig config = Config(width, height, 64, H100Caps());
   config.working = working;
+  config.border = border;
   return Plan(config);
 }
 
@@ -299,10 +301,7 @@ TEST(LargeRadiusPlan, TemporaryInStripsOfTheColumnsAWorkgroup) {
       SCOPED_TRACE(absl::StrCat(on, " ", std::string(graph::PixelFormatName(working))));
       passes::SetLargeRadiusStripTemporary(on);
       const bool strip = on && working == PixelFormat::kRgba32F;
-      BlurConfig config = Config(1919, 1080, 64, H100Caps());
-      config.border = RGFX_BORDER_CLAMP;
-      config.working = working;
-      const Planned p = Plan(config);
+      const Planned p = PlanImage(1919, 1080, working, RGFX_BORDER_CLAMP);
       ASSERT_EQ(p.prepared.steps.size(), 2u);
       const passes::StepKernel& h = p.prepared.steps[0];
       const passes::StepKernel& v = p.prepared.steps[1];
@@ -370,10 +369,7 @@ TEST(LargeRadiusPlan, Rgba16fColumnsTakeChunksOfSeventeen) {
             passes::RecursiveRoundingPsnr(fit, 64, 1080, false, 12));
   for (const auto working : {graph::PixelFormat::kRgba16F, graph::PixelFormat::kRgba32F}) {
     SCOPED_TRACE(graph::PixelFormatName(working));
-    BlurConfig config = Config(1920, 1080, 64, H100Caps());
-    config.border = RGFX_BORDER_CLAMP;
-    config.working = working;
-    const Planned p = Plan(config);
+    const Planned p = PlanImage(1920, 1080, working, RGFX_BORDER_CLAMP);
     ASSERT_EQ(p.prepared.steps.size(), 2u);
     const passes::StepKernel& h = p.prepared.steps[0];
     const passes::StepKernel& v = p.prepared.steps[1];
