@@ -188,16 +188,20 @@ std::string FallbackBlurVariant(const BlurConfig& config) {
   // before that path existed). Where approximation is allowed,
   // large_radius (flat in the radius) from r = 64 unless fast streams on
   // the matrix units there (RGBA16F, or RGBA32F where fast's plan is its
-  // approximate fp16 path, up to kFastStreamMaxRadius = 112): 1080p r = 64
-  // streamed 37-38 µs against large_radius's 71-75 (RGBA16F), 82-88
-  // against 94-106 (RGBA32F); fp32 line paths 142 against 94-106. RGBA16F
-  // streams further (to 448) but no longer wins there: r = 128 73 µs
-  // against 71 on an H200, r = 256 154 against 71.
+  // approximate fp16 path, up to kFastStreamMaxRadius = 112, on images
+  // larger than 1080p): 1080p r = 64 streamed 37-38 µs against
+  // large_radius's 71-75 (RGBA16F); RGBA32F 4096² r = 64 streamed 604
+  // against 1,000 or more, but at 1080p the H100's sweep of 2026-12-07
+  // took 125.4 µs streamed against large_radius's 99.8 (the H200's 82.4
+  // against 94.5: large_radius is within 25% of both); fp32 line paths 142
+  // against 94-106. RGBA16F streams further (to 448) but no longer wins
+  // there: r = 128 73 µs against 71 on an H200, r = 256 154 against 71.
   if (config.caps.type != "cpu") {
     const std::optional<double> fast = StatedPsnr("fast", config);
     const bool fast_streams =
         config.caps.f16_matrix_product_16 && config.radius <= kFastStreamMaxRadius &&
-        (config.working == graph::PixelFormat::kRgba16F || (fast && !std::isinf(*fast)));
+        (config.working == graph::PixelFormat::kRgba16F ||
+         (fast && !std::isinf(*fast) && config.extent.pixels() > uint64_t{1920} * 1080));
     if (min_psnr_db > 0 && config.radius >= 64 && !fast_streams && admitted("large_radius")) {
       return "large_radius";
     }
