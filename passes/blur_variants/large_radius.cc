@@ -267,12 +267,12 @@ double FusedScanRoundings(const FusedGeometry& g) {
 
 namespace {
 bool boxes_only = false;
-bool strip_temporary = true;
+uint32_t strip_temporary = 1;  // SetLargeRadiusStripTemporary: 1 the plan's rule
 uint32_t max_chunk_override = 0;
 }  // namespace
 
 void SetLargeRadiusBoxesOnly(bool value) { boxes_only = value; }
-void SetLargeRadiusStripTemporary(bool strip) { strip_temporary = strip; }
+void SetLargeRadiusStripTemporary(uint32_t strip) { strip_temporary = strip; }
 
 void SetLargeRadiusMaxChunk(uint32_t most) {
   max_chunk_override =
@@ -596,17 +596,20 @@ class LargeRadiusBlur final : public BlurVariant {
   static void StripTheRecursiveTemporary(const BlurConfig& config,
                                          const std::vector<AxisMethod>& methods,
                                          graph::PassPlan& plan, BlurPrepared& prepared) {
-    if (!strip_temporary || methods.size() != 2 || !methods[0].recursive || !methods[1].recursive ||
-        !methods[0].rows()) {
+    if (strip_temporary == 0 || methods.size() != 2 || !methods[0].recursive ||
+        !methods[1].recursive || !methods[0].rows()) {
       return;
     }
-    const uint32_t strip = methods[1].recursion.lines_per_group;
-    // Only where a strip's row is a whole 32-byte sector at least: the rows
-    // then store whole sectors. H100, 1080p r = 64, µs rows + columns, image
-    // layout -> strips: RGBA32F 44.0 + 58.6 -> 47.1 + 52.5; RGBA16F (16-byte
-    // pieces) 29.7 + 43.3 -> 39.2 + 38.4, a loss.
+    const uint32_t lines = methods[1].recursion.lines_per_group;
+    // A measurement's strips, where they hold whole column workgroups.
+    if (strip_temporary >= 2 && strip_temporary % lines != 0) return;
+    const uint32_t strip = strip_temporary >= 2 ? strip_temporary : lines;
+    // The rule: only where a strip's row is a whole 32-byte sector at least:
+    // the rows then store whole sectors. H100, 1080p r = 64, µs rows +
+    // columns, image layout -> strips: RGBA32F 44.0 + 58.6 -> 47.1 + 52.5;
+    // RGBA16F (16-byte pieces) 29.7 + 43.3 -> 39.2 + 38.4, a loss.
     const uint32_t pixel_bytes = config.working == graph::PixelFormat::kRgba32F ? 16 : 8;
-    if (strip < 2 || strip * pixel_bytes < 32) return;
+    if (strip < 2 || (strip_temporary == 1 && strip * pixel_bytes < 32)) return;
     plan.temp_extents[0].width = DivideRoundingUp(config.extent.width, strip) * strip;
     prepared.steps[0].spec.values[kSpecOutStrip] = strip;
     prepared.steps[1].spec.values[kSpecInStrip] = strip;

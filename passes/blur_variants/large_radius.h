@@ -188,10 +188,14 @@ void SetLargeRadiusBoxesOnly(bool boxes_only);
 // strips of S columns: the rows store pixel (x, y) at (x / S)·S·H + y·S +
 // x % S, so that each column workgroup loads its strip as one contiguous
 // run (the image's layout gives it S pixels of each row); its width
-// rounded up to whole strips. On unless a
-// measurement turns it off (rgfx-gpu-bench --large_radius_strip_temporary);
-// process-wide, the server never sets it.
-void SetLargeRadiusStripTemporary(bool strip);
+// rounded up to whole strips. The plan's rule unless a measurement sets
+// another (rgfx-gpu-bench --large_radius_strip_temporary): 0 the image's
+// layout always, 1 the plan's rule, N >= 2 (a multiple of the column
+// workgroup's lines) strips of N columns wherever both axes run recursive,
+// any format (e.g. RGBA16F in strips of 4: 32-byte rows for the row pass's
+// stores while a column workgroup reads half of each). Process-wide; the
+// server never sets it.
+void SetLargeRadiusStripTemporary(uint32_t strip);
 
 // For measurements (rgfx-gpu-bench --large_radius_max_chunk): the most
 // pixels per chunk of the recursive path on every axis,

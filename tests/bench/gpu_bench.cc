@@ -125,8 +125,10 @@ ABSL_FLAG(int, large_radius_max_chunk, 0,
           "plan's, 17 for RGBA16F columns and 16 otherwise); "
           "for measuring other chunk geometries, the plan's stated rounding follows it");
 ABSL_FLAG(int, large_radius_strip_temporary, -1,
-          "large_radius recursive on both axes: 1 stores the temporary in strips of the columns "
-          "a workgroup, 0 in the image's layout; -1 keeps the plan's (1)");
+          "large_radius recursive on both axes: the temporary between them in the image's "
+          "layout (0), as the plan's rule says (1: strips of the columns a workgroup where a "
+          "strip's row is 32 bytes or more), or in strips of N >= 2 columns in any format (a "
+          "multiple of the columns a workgroup); -1 keeps the plan's (1)");
 ABSL_FLAG(bool, sweep, false,
           "instead of one graph: time gaussian_blur for every --sweep_variants x "
           "--sweep_radii x --sweep_sizes x --sweep_formats and print CSV (bench/ turns it "
@@ -548,7 +550,7 @@ void Sweep(const graph::PassRegistry& registry, const gpu::DeviceCaps& caps,
 int Main() {
   passes::SetLargeRadiusBoxesOnly(absl::GetFlag(FLAGS_large_radius_boxes));
   if (const int strip = absl::GetFlag(FLAGS_large_radius_strip_temporary); strip >= 0) {
-    passes::SetLargeRadiusStripTemporary(strip != 0);
+    passes::SetLargeRadiusStripTemporary(static_cast<uint32_t>(strip));
   }
   if (const int most = absl::GetFlag(FLAGS_large_radius_max_chunk); most != 0) {
     if (most < int{passes::kRecursiveMinChunkCap} || most > int{passes::kRecursiveMaxChunkCap}) {

@@ -290,29 +290,34 @@ TEST(LargeRadiusPlan, MirrorAndWrapExtendTheLine) {
 
 // Both axes recursive, columns two a workgroup, RGBA32F: the temporary in
 // strips of 2 columns (the shader's kOutStrip for the rows, kInStrip for
-// the columns), its width rounded up to whole strips; turned off, or in
-// RGBA16F (a strip's row 16 bytes), the image's layout and width.
+// the columns), its width rounded up to whole strips; in RGBA16F (a strip's
+// row 16 bytes) or turned off (0), the image's layout and width; a
+// measurement's 4 (SetLargeRadiusStripTemporary) strips of 4 in either
+// format, and 3 (not a multiple of the workgroup's 2 columns) none.
 TEST(LargeRadiusPlan, TemporaryInStripsOfTheColumnsAWorkgroup) {
   struct Reset {
-    ~Reset() { passes::SetLargeRadiusStripTemporary(true); }
+    ~Reset() { passes::SetLargeRadiusStripTemporary(1); }
   } reset;
-  for (const bool on : {true, false}) {
+  for (const uint32_t setting : {1u, 0u, 4u, 3u}) {
     for (const PixelFormat working : {PixelFormat::kRgba32F, PixelFormat::kRgba16F}) {
-      SCOPED_TRACE(absl::StrCat(on, " ", std::string(graph::PixelFormatName(working))));
-      passes::SetLargeRadiusStripTemporary(on);
-      const bool strip = on && working == PixelFormat::kRgba32F;
-      const Planned p = PlanImage(1919, 1080, working, RGFX_BORDER_CLAMP);
+      SCOPED_TRACE(absl::StrCat(setting, " ", std::string(graph::PixelFormatName(working))));
+      passes::SetLargeRadiusStripTemporary(setting);
+      const uint32_t strip = setting == 4                                       ? 4
+                             : setting == 1 && working == PixelFormat::kRgba32F ? 2
+                                                                                : 1;
+      const Planned p = PlanImage(1917, 1080, working, RGFX_BORDER_CLAMP);
       ASSERT_EQ(p.prepared.steps.size(), 2u);
       const passes::StepKernel& h = p.prepared.steps[0];
       const passes::StepKernel& v = p.prepared.steps[1];
       ASSERT_TRUE(Recursive(h) && Recursive(v));
       ASSERT_EQ(v.spec.values.at(1), 2u);  // two columns a workgroup
-      EXPECT_EQ(p.plan.temp_extents.at(0), (graph::Extent{strip ? 1920u : 1919u, 1080}));
+      EXPECT_EQ(p.plan.temp_extents.at(0),
+                (graph::Extent{(1917 + strip - 1) / strip * strip, 1080}));
       EXPECT_EQ(h.spec.values.at(8), 1u);
-      EXPECT_EQ(h.spec.values.at(9), strip ? 2u : 1u);
-      EXPECT_EQ(v.spec.values.at(8), strip ? 2u : 1u);
+      EXPECT_EQ(h.spec.values.at(9), strip);
+      EXPECT_EQ(v.spec.values.at(8), strip);
       EXPECT_EQ(v.spec.values.at(9), 1u);
-      EXPECT_EQ(h.details.find("strips") != std::string::npos, strip) << h.details;
+      EXPECT_EQ(h.details.find("strips") != std::string::npos, strip > 1) << h.details;
     }
   }
 }

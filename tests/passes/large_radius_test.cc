@@ -30,17 +30,19 @@
 // - against the exact blur: the PSNR the plan states on uniform noise, and
 //   ≥ 50 dB on a photograph-like 8-bit image, radii 16..1024 (mixed plans
 //   16 and 64).
+#include "passes/blur_variants/large_radius.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <string>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
-#include "passes/blur_variants/large_radius.h"
 #include "passes/blur_variants/recursive_fit.h"
 #include "passes/gaussian_blur.h"
 #include "passes/gaussian_weights.h"
@@ -309,6 +311,35 @@ TEST_F(LargeRadiusRecursiveTest, MatchesItsRecursionOnRandomOddSizes) {
       if (c.axes == "both" && c.working == PixelFormat::kRgba32F) {
         c.vertical_detail = "loads the temporary in strips of 2 columns";
       }
+      CheckAgainstRecursion(c, rng());
+    }
+  }
+}
+
+// A measurement's strips of 4 columns (SetLargeRadiusStripTemporary), wider
+// than the column workgroups' 2, in both formats: each workgroup reads half
+// of each strip's row, odd widths leave the last strip partly empty.
+TEST_F(LargeRadiusRecursiveTest, StripsOfFourColumnsMatchTheRecursion) {
+  struct Reset {
+    ~Reset() { passes::SetLargeRadiusStripTemporary(1); }
+  } reset;
+  passes::SetLargeRadiusStripTemporary(4);
+  std::mt19937 rng(2028);
+  const char* const borders[] = {"clamp", "mirror", "wrap", "zero"};
+  int count = 0;
+  for (const auto& [w, h, radius] : {std::tuple{45, 37, 9}, std::tuple{131, 67, 64},
+                                     std::tuple{203, 29, 33}, std::tuple{17, 95, 128}}) {
+    for (const PixelFormat working : {PixelFormat::kRgba16F, PixelFormat::kRgba32F}) {
+      Case c;
+      c.width = w;
+      c.height = h;
+      c.radius = radius;
+      c.border = borders[count++ % 4];
+      c.working = working;
+      c.horizontal_path = "recursive";
+      c.vertical_path = "recursive";
+      c.horizontal_detail = "stores the temporary in strips of 4 columns";
+      c.vertical_detail = "loads the temporary in strips of 4 columns";
       CheckAgainstRecursion(c, rng());
     }
   }
