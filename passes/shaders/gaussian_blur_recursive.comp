@@ -105,10 +105,11 @@ layout(constant_id = 5) const uint kExtended = 0;
 // 33.8 -> 30.5-31.7 µs in two calls; where full margins fit, they were
 // faster: 29.7 against 30.5 at r = 64).
 layout(constant_id = 7) const uint kMargined = 0;
-// The temporary between the two axes in strips of S = kLines columns (1:
-// the image's own layout): pixel (x, y) at (x / S)·S·H + y·S + x % S, so
-// that a column workgroup's strip is one contiguous run of memory and its
-// loads take whole runs instead of S pixels of each row. The row pass
+// The temporary between the two axes in strips of S columns (1: the
+// image's own layout): pixel (x, y) at (x / S)·S·H + y·S + x % S. With
+// S = kLines (the plan's) a column workgroup's strip is one contiguous run
+// of memory and its loads take whole runs instead of S pixels of each row;
+// a measurement may set a multiple of kLines. The row pass
 // writes it so (kOutStrip = S; H is its pc.lines), the column pass reads it
 // so (kInStrip = S; H is its pc.n); pc's strides are then unused for it
 // (StripTheRecursiveTemporary in passes/blur_variants/large_radius.cc).
